@@ -1,0 +1,3 @@
+from verifier.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""`verifier lock`: write pins.lock (path -> git blob at each pin)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from verifier.cli.common import project_from, stdout_console
+from verifier.exitcodes import ExitCode
+from verifier.pins import Lock, LockedUpstream, dump_lock, import_manifest
+from verifier.sources.needs import needed_files
+
+HELP = ("write pins.lock from the git tree at each pin (online or from a mirror holding the pin), "
+        "or import the course's sources.json manifests")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--import", dest="manifests", metavar="PATH", type=Path, nargs="+",
+                   help="import blob manifests (course sources.json) instead of reading git")
+    p.add_argument("--upstream", help="only this upstream")
+    p.add_argument("--full", action="store_true",
+                   help="lock every file of the tree, not only needed and wheel-mapped ones")
+    p.add_argument("--check", action="store_true",
+                   help="only compare pins.lock with the git tree; exit 1 on disagreement")
+
+
+def run(args: argparse.Namespace) -> int:
+    project = project_from(args)
+    con = stdout_console()
+    lock = project.lock
+    if args.manifests:
+        for m in args.manifests:
+            lock, name, added = import_manifest(lock, project.pins, m)
+            con.print(f"imported {m}: {name}, {added} new path(s)")
+        project.store.write_bytes(project.lock_path, dump_lock(lock).encode())
+        con.print(f"wrote {project.lock_path}")
+        return ExitCode.OK
+
+    layer = project.sources
+    needed = needed_files(project, args.upstream)
+    ups = [args.upstream] if args.upstream else sorted(project.pins.upstream)
+    status = ExitCode.OK
+    new = dict(lock.upstream)
+    for name in ups:
+        up = project.pins.get(name)
+        st = layer._st(name)
+        layer._identity(st, "")
+        if st.tree is None:
+            con.print(f"[yellow]{name}:[/] no git tree at {up.short} reachable "
+                      f"({'; '.join(st.notes) or 'no git provider'}); lock unchanged for it")
+            status = ExitCode.FINDINGS
+            continue
+        tree = st.tree
+        if args.check:
+            old = lock.upstream.get(name)
+            bad = [(p, b, tree.get(p)) for p, b in (old.files.items() if old else [])
+                   if tree.get(p) != b]
+            for p, b, t in bad:
+                con.print(f"[red]{name}:{p}[/] lock has {b}, tree at {up.short} has {t}")
+                status = ExitCode.FINDINGS
+            if not bad:
+                con.print(f"{name}: pins.lock agrees with the tree at {up.short}")
+            continue
+        if args.full:
+            paths = set(tree)
+        else:
+            paths = {p for u, p in needed if u == name}
+            for w in st.wheels:
+                paths.update(w.files())
+            old = lock.upstream.get(name)
+            if old and old.commit == up.commit:
+                paths.update(old.files)
+        files = {p: tree[p] for p in sorted(paths) if p in tree}
+        new[name] = LockedUpstream(commit=up.commit, source=[f"tree:{st.tree_from}"], files=files)
+        con.print(f"{name}: locked {len(files)} path(s) from {st.tree_from}")
+    if not args.check:
+        project.store.write_bytes(project.lock_path, dump_lock(Lock(upstream=new)).encode())
+        con.print(f"wrote {project.lock_path}")
+    return status

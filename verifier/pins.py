@@ -1,0 +1,307 @@
+"""pins.toml: which upstream commit every lesson cites, how wheels map to repo
+paths, and where the course repositories are. Also pins.lock: path -> git blob
+at each pin, which proves identity when git cannot be reached."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Literal
+
+import tomlkit
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from verifier.errors import ConfigError
+from verifier.tomlerrors import read_toml, validate
+
+SHA40 = re.compile(r"^[0-9a-f]{40}$")
+NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$", description="full 40-hex git SHA")]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PathMap(_Model):
+    """One rule mapping wheel member paths to repository paths."""
+
+    wheel: str = Field(description="prefix of the member path inside the wheel, e.g. 'mujoco/'")
+    repo: str = Field(description="prefix it stands for in the repository, e.g. 'python/mujoco/'")
+    glob: str | None = Field(default=None, description="only members whose remainder matches")
+
+    @field_validator("wheel", "repo")
+    @classmethod
+    def _relative(cls, v: str) -> str:
+        if v.startswith("/") or ".." in v.split("/"):
+            raise ValueError("must be a relative path prefix without '..'")
+        return v
+
+    def to_repo(self, member: str) -> str | None:
+        if not member.startswith(self.wheel):
+            return None
+        rest = member[len(self.wheel):]
+        if not rest or rest.endswith("/"):
+            return None
+        if self.glob and not fnmatch.fnmatchcase(rest, self.glob):
+            return None
+        return self.repo + rest
+
+    def to_wheel(self, path: str) -> str | None:
+        if not path.startswith(self.repo):
+            return None
+        rest = path[len(self.repo):]
+        if not rest or (self.glob and not fnmatch.fnmatchcase(rest, self.glob)):
+            return None
+        return self.wheel + rest
+
+
+class Wheel(_Model):
+    requirement: str = Field(description="exact pin, 'name==version'")
+    map: list[PathMap] = Field(default_factory=list)
+    sdist: bool = Field(default=False, description="use the sdist instead of a wheel")
+
+    @field_validator("requirement")
+    @classmethod
+    def _exact(cls, v: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!_-]+", v):
+            raise ValueError("must be an exact pin like 'mujoco==3.15.0'")
+        return v
+
+    @property
+    def name(self) -> str:
+        return self.requirement.split("==")[0]
+
+    @property
+    def version(self) -> str:
+        return self.requirement.split("==")[1]
+
+    def to_repo(self, member: str) -> str | None:
+        for rule in self.map:
+            hit = rule.to_repo(member)
+            if hit is not None:
+                return hit
+        return None
+
+
+class Upstream(_Model):
+    name: str = ""
+    repo: str = Field(description="git URL of the upstream, e.g. https://github.com/owner/name")
+    commit: Sha
+    version: str
+    tag: str | None = None
+    languages: list[Literal["c", "cpp", "python"]] = Field(default_factory=list)
+    python: str | None = Field(default=None, description="Python requirement of its wheels")
+    runtime: list[str] = Field(default_factory=list, description="requirements of its runtime env")
+    wheel: list[Wheel] = Field(default_factory=list)
+    also: list[Sha] = Field(default_factory=list,
+                            description="other commits lessons may cite for this upstream")
+
+    @field_validator("commit", mode="before")
+    @classmethod
+    def _sha(cls, v: object) -> object:
+        if isinstance(v, str) and not SHA40.match(v):
+            raise ValueError(f"malformed commit SHA {v!r}: expected 40 lowercase hex digits")
+        return v
+
+    @property
+    def slug(self) -> str:
+        """'owner/name' of a GitHub URL (or the URL's last two components)."""
+        url = self.repo.rstrip("/").removesuffix(".git")
+        parts = re.split(r"[/:]", url)
+        return "/".join(parts[-2:])
+
+    @property
+    def short(self) -> str:
+        return self.commit[:7]
+
+    def permalink(self, path: str, start: int | None = None, end: int | None = None) -> str:
+        base = self.repo.rstrip("/").removesuffix(".git")
+        url = f"{base}/blob/{self.commit}/{path}"
+        if start is not None:
+            url += f"#L{start}" + (f"-L{end}" if end is not None and end != start else "")
+        return url
+
+
+class Course(_Model):
+    name: str = ""
+    path: str | None = Field(default=None, description="local directory, relative to pins.toml")
+    git: str | None = None
+    commit: Sha | None = None
+    docs: str = "docs"
+    upstreams: list[str]
+
+    @model_validator(mode="after")
+    def _where(self) -> "Course":
+        if not self.path and not self.git:
+            raise ValueError("needs `path` (a local directory) or `git` + `commit`")
+        if self.git and not self.commit:
+            raise ValueError("`git` needs a pinned `commit`")
+        return self
+
+
+class Pins(_Model):
+    schema_: int = Field(default=1, alias="schema")
+    upstream: dict[str, Upstream]
+    course: dict[str, Course] = Field(default_factory=dict)
+    path: Path | None = Field(default=None, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _names(cls, data: object) -> object:
+        if isinstance(data, dict):
+            for section in ("upstream", "course"):
+                tables = data.get(section)
+                if isinstance(tables, dict):
+                    for key, value in tables.items():
+                        if not NAME.match(key):
+                            raise ValueError(f"{section} name {key!r} must match {NAME.pattern}")
+                        if isinstance(value, dict):
+                            value.setdefault("name", key)
+        return data
+
+    @model_validator(mode="after")
+    def _refs(self) -> "Pins":
+        for cname, course in self.course.items():
+            for u in course.upstreams:
+                if u not in self.upstream:
+                    raise ValueError(f"course {cname!r} names unknown upstream {u!r}")
+        return self
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent if self.path else Path.cwd()
+
+    def get(self, name: str) -> Upstream:
+        try:
+            return self.upstream[name]
+        except KeyError:
+            known = ", ".join(sorted(self.upstream))
+            raise ConfigError(f"unknown upstream {name!r} (pins.toml has: {known})") from None
+
+    def by_slug(self, slug: str) -> Upstream | None:
+        slug = slug.lower()
+        for up in self.upstream.values():
+            if up.slug.lower() == slug:
+                return up
+        return None
+
+    def pinned_commits(self) -> dict[str, str]:
+        """commit -> upstream name, for every commit pins.toml pins."""
+        out: dict[str, str] = {}
+        for up in self.upstream.values():
+            out[up.commit] = up.name
+            for c in up.also:
+                out[c] = up.name
+        return out
+
+
+def load_pins(path: Path) -> Pins:
+    data, text = read_toml(path)
+    pins = validate(Pins, data, path, text)
+    return pins.model_copy(update={"path": path.resolve()})
+
+
+# --------------------------------------------------------------------------- lock
+
+
+class LockedUpstream(_Model):
+    commit: Sha
+    source: list[str] = Field(default_factory=list, description="where these blobs came from")
+    files: dict[str, Sha] = Field(default_factory=dict)
+
+
+class Lock(_Model):
+    schema_: int = Field(default=1, alias="schema")
+    upstream: dict[str, LockedUpstream] = Field(default_factory=dict)
+
+    def blob(self, upstream: Upstream, path: str) -> str | None:
+        """The pin's blob for path, only if the lock is for the same commit."""
+        entry = self.upstream.get(upstream.name)
+        if entry is None or entry.commit != upstream.commit:
+            return None
+        return entry.files.get(path)
+
+    def paths(self, upstream: Upstream) -> list[str]:
+        entry = self.upstream.get(upstream.name)
+        if entry is None or entry.commit != upstream.commit:
+            return []
+        return sorted(entry.files)
+
+
+def load_lock(path: Path) -> Lock:
+    if not path.exists():
+        return Lock()
+    data, text = read_toml(path)
+    return validate(Lock, data, path, text)
+
+
+def dump_lock(lock: Lock) -> str:
+    """Deterministic TOML: sorted upstreams and paths."""
+    doc = tomlkit.document()
+    doc.add(tomlkit.comment("Generated by `verifier lock`. Path -> git blob at each pinned commit."))
+    doc.add("schema", lock.schema_)
+    ups = tomlkit.table(is_super_table=True)
+    for name in sorted(lock.upstream):
+        entry = lock.upstream[name]
+        t = tomlkit.table()
+        t.add("commit", entry.commit)
+        t.add("source", sorted(set(entry.source)))
+        files = tomlkit.table()
+        for p in sorted(entry.files):
+            files.add(p, entry.files[p])
+        t.add("files", files)
+        ups.add(name, t)
+    doc.add("upstream", ups)
+    return tomlkit.dumps(doc)
+
+
+def import_manifest(lock: Lock, pins: Pins, manifest: Path) -> tuple[Lock, str, int]:
+    """Merge a course `sources.json` ({upstream, commit, files:[{path, git_blob}]})."""
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError("file not found", file=str(manifest)) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"malformed JSON: {exc.msg}", file=str(manifest), line=exc.lineno) from None
+    if not isinstance(data, dict) or not isinstance(data.get("files"), list):
+        raise ConfigError("expected an object with 'upstream', 'commit' and 'files'",
+                          file=str(manifest))
+    slug = str(data.get("upstream", ""))
+    up = pins.by_slug(slug)
+    if up is None:
+        raise ConfigError(f"manifest is for {slug!r}, which no upstream in pins.toml names",
+                          file=str(manifest), key="upstream")
+    commit = str(data.get("commit", ""))
+    if commit != up.commit:
+        raise ConfigError(
+            f"manifest is for commit {commit or '(none)'}, but pins.toml pins {up.name} at "
+            f"{up.commit}; refusing to import blobs of another version",
+            file=str(manifest), key="commit")
+    existing = lock.upstream.get(up.name)
+    files = dict(existing.files) if existing and existing.commit == up.commit else {}
+    sources = list(existing.source) if existing and existing.commit == up.commit else []
+    added = 0
+    for i, item in enumerate(data["files"]):
+        if not isinstance(item, dict):
+            raise ConfigError(f"files[{i}] is not an object", file=str(manifest))
+        path, blob = item.get("path"), item.get("git_blob")
+        if not isinstance(path, str) or not path or path.startswith("/") or ".." in path.split("/"):
+            raise ConfigError(f"files[{i}].path {path!r} is not a safe relative path",
+                              file=str(manifest))
+        if not isinstance(blob, str) or not SHA40.match(blob):
+            raise ConfigError(f"files[{i}].git_blob {blob!r} is not a 40-hex SHA",
+                              file=str(manifest))
+        if path in files and files[path] != blob:
+            raise ConfigError(f"{path}: blob {blob} conflicts with {files[path]} already locked",
+                              file=str(manifest))
+        if path not in files:
+            added += 1
+        files[path] = blob
+    sources.append("import:" + "/".join(manifest.resolve().parts[-3:]))
+    new = lock.upstream | {up.name: LockedUpstream(commit=up.commit, source=sorted(set(sources)),
+                                                   files=files)}
+    return Lock(upstream=new), up.name, added

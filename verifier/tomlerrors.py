@@ -1,0 +1,76 @@
+"""Turn TOML decode errors and pydantic validation errors into ConfigErrors
+that name the file, the line and the key path."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from verifier.errors import ConfigError
+
+
+def read_toml(path: Path) -> tuple[dict[str, Any], str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("file not found", file=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read: {exc}", file=str(path)) from None
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        msg = getattr(exc, "msg", str(exc))
+        if line is None:
+            m = re.search(r"line (\d+)", str(exc))
+            line = int(m.group(1)) if m else None
+        raise ConfigError(f"malformed TOML: {msg}", file=str(path), line=line) from None
+
+
+def locate_key(text: str, loc: tuple[Any, ...]) -> int | None:
+    """Best-effort line of a key path like ('upstream', 'mujoco', 'commit') in TOML text."""
+    lines = text.splitlines()
+    parts = [str(p) for p in loc if not isinstance(p, int)]
+    # Longest table header that prefixes the path, then the key below it.
+    for cut in range(len(parts), 0, -1):
+        header = ".".join(parts[:cut])
+        pat = re.compile(r"^\s*\[\[?\s*" + re.escape(header) + r"\s*\]\]?\s*(#.*)?$")
+        for i, line in enumerate(lines):
+            if pat.match(line):
+                rest = parts[cut:]
+                if not rest:
+                    return i + 1
+                key = re.compile(r"^\s*" + re.escape(rest[0]) + r"\s*=")
+                for j in range(i + 1, len(lines)):
+                    if lines[j].lstrip().startswith("["):
+                        break
+                    if key.match(lines[j]):
+                        return j + 1
+                return i + 1
+    if parts:
+        key = re.compile(r"^\s*" + re.escape(parts[-1]) + r"\s*=")
+        for i, line in enumerate(lines):
+            if key.match(line):
+                return i + 1
+    return None
+
+
+def validate[M: BaseModel](model: type[M], data: dict[str, Any], path: Path, text: str,
+                           context: dict[str, Any] | None = None) -> M:
+    try:
+        return model.model_validate(data, context=context)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(err.get("loc", ()))
+        keypath = ".".join(str(p) for p in loc) or None
+        msg = err.get("msg", "invalid value")
+        if err.get("type") == "extra_forbidden":
+            msg = "unknown key"
+        more = len(exc.errors()) - 1
+        hint = f"{more} more problem(s) in this file" if more else None
+        raise ConfigError(msg, file=str(path), line=locate_key(text, loc), key=keypath,
+                          hint=hint) from None
