@@ -1,0 +1,1 @@
+"""Fact extraction from pinned upstream source (static: tree-sitter, libclang, ast)."""
