@@ -1,0 +1,1 @@
+"""Claims: structured, checkable statements tied to lesson sentences."""

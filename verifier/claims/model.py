@@ -1,0 +1,71 @@
+"""Claim files: `claims/<course-repo>/<lesson-stem>.toml`.
+
+    lesson = "docs/state-and-time.md"     # the lesson's path in its course repository
+    upstream = "mujoco"                    # default upstream of the claims below
+
+    [[claim]]
+    id = "mjstate-physics"                 # unique in the file; global id <course>/<stem>/<id>
+    fragment = "mjSTATE_PHYSICS"           # verbatim (≤ ~60 chars) locating the sentence
+    kind = "enum"                          # a registered claim kind
+    path = "include/mujoco/mjtype.h"       # locator: repo path ...
+    symbol = "mjSTATE_PHYSICS"             # ... and symbol (kind-specific form)
+    expected = ["mjSTATE_QPOS", "mjSTATE_QVEL", "mjSTATE_ACT", "mjSTATE_HISTORY"]
+    note = "optional free text"
+    [claim.options]                        # kind-specific options (see each kind's doc)
+    compare = "set"
+    [claim.runtime]                        # optional runtime check (runtime stage)
+    code = "result = int(mujoco.mjtState.mjSTATE_PHYSICS)"
+    expected = 30
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class RuntimeCheck(BaseModel):
+    """A small Python snippet run in the upstream's pinned environment.
+
+    The snippet assigns its observed value to `result` (JSON-serialisable);
+    it is compared with `expected` (floats within `tolerance`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    code: str
+    expected: Any
+    tolerance: float = Field(default=1e-9, ge=0)
+    timeout: float = Field(default=60.0, gt=0, description="seconds for this check")
+    needs_cuda: bool = False
+    setup: str | None = Field(default=None, description="imports/setup run before `code`")
+
+
+class Claim(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    fragment: str = Field(min_length=3, max_length=120)
+    kind: str
+    upstream: str | None = None          # defaults to the file's `upstream`
+    path: str | None = None
+    symbol: str | None = None
+    expected: Any = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    runtime: RuntimeCheck | None = None
+    note: str | None = None
+
+    @field_validator("path")
+    @classmethod
+    def _safe(cls, v: str | None) -> str | None:
+        if v is not None and (v.startswith("/") or ".." in v.split("/") or "\\" in v):
+            raise ValueError("must be a relative repository path without '..'")
+        return v
+
+
+class ClaimFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    lesson: str
+    upstream: str | None = None
+    claim: list[Claim] = Field(default_factory=list)
