@@ -101,7 +101,7 @@ class Store:
     def put_blob(self, data: bytes) -> str:
         sha = blob_sha(data)
         dest = self.blob_path(sha)
-        if not dest.exists():
+        if not dest.exists() or self.get_blob(sha) is None:  # absent, or corrupt (removed)
             self.write_bytes(dest, data)
         return sha
 

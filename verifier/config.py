@@ -7,7 +7,7 @@ here (never in pins.toml), from, in increasing priority:
    or the file named by ``$VERIFIER_CONFIG``;
 2. environment variables ``VERIFIER_MIRRORS`` (``name=path-or-url;name=...``),
    ``VERIFIER_OBJECTS`` (``path;path``), ``VERIFIER_PROVIDERS`` (``git,mirror,wheel,objects``),
-   ``VERIFIER_OFFLINE=1``, ``VERIFIER_CACHE``;
+   ``VERIFIER_OFFLINE=1``, ``VERIFIER_CACHE``, ``VERIFIER_INDEX_URL``;
 3. command-line options.
 
 Example config.toml::
@@ -43,6 +43,8 @@ class UserConfig(BaseModel):
     offline: bool = False
     git_timeout: float = Field(default=60.0, gt=0)
     cache: str | None = None
+    index_url: str | None = Field(default=None, description="package index for wheels "
+                                  "(default: pip's own configuration)")
     mirrors: dict[str, list[str]] = Field(default_factory=dict)
     objects: list[str] = Field(default_factory=list,
                                description="extra local git object stores for blob lookup")
@@ -96,6 +98,8 @@ def load_config(env: dict[str, str] | None = None) -> UserConfig:
         cfg.providers = names  # type: ignore[assignment]
     if env.get("VERIFIER_OFFLINE", "").lower() in ("1", "true", "yes"):
         cfg.offline = True
+    if env.get("VERIFIER_INDEX_URL"):
+        cfg.index_url = env["VERIFIER_INDEX_URL"]
     if env.get("VERIFIER_CACHE"):
         cfg.cache = env["VERIFIER_CACHE"]
     cfg.source = sources

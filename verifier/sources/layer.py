@@ -67,7 +67,8 @@ class SourceLayer:
         if name not in self._state:
             up = self.pins.get(name)
             st = _UpstreamState(up)
-            st.wheels = [WheelSource(self.store, w, offline=self.config.offline)
+            st.wheels = [WheelSource(self.store, w, offline=self.config.offline,
+                                     index_url=self.config.index_url)
                          for w in up.wheel if w.map]
             self._state[name] = st
         return self._state[name]

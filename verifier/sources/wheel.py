@@ -8,9 +8,11 @@ A wheel is read without extracting it: members are mapped through pins.toml's
 from __future__ import annotations
 
 import hashlib
+import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
@@ -32,10 +34,11 @@ class WheelSource:
     """repo path -> blob for one pinned wheel, cached as a manifest next to the archive."""
 
     def __init__(self, store: Store, wheel: Wheel, *, offline: bool = False,
-                 timeout: float = 600) -> None:
+                 timeout: float = 600, index_url: str | None = None) -> None:
         self.store = store
         self.wheel = wheel
         self.offline = offline
+        self.index_url = index_url
         self.timeout = timeout
         self.dir = store.root / "wheels" / wheel.requirement.replace("==", "-")
         self._files: dict[str, str] | None = None
@@ -59,7 +62,8 @@ class WheelSource:
             return self._files
         self._files = {}
         try:
-            archive = self._download()
+            with self.store.lock("wheel-" + self.dir.name):
+                archive = self._download()
             self._files = self._index(archive)
         except AcquisitionError as exc:
             self.error = exc.message
@@ -89,11 +93,12 @@ class WheelSource:
             raise AcquisitionError(f"{self.wheel.requirement} is not in the cache and "
                                    "--offline forbids downloading it")
         self.dir.mkdir(parents=True, exist_ok=True)
-        staging = self.store.root / "tmp" / f"dl-{self.dir.name}"
-        staging.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f"dl-{self.dir.name}-", dir=self.store.root / "tmp"))
         kind = ["--no-binary=:all:"] if self.wheel.sdist else ["--only-binary=:all:"]
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
                "--no-input", "-q", *kind, "-d", str(staging), self.wheel.requirement]
+        if self.index_url:
+            cmd[4:4] = ["--index-url", self.index_url]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout)
         except subprocess.TimeoutExpired:
@@ -111,6 +116,7 @@ class WheelSource:
             raise AcquisitionError(f"pip downloaded nothing for {self.wheel.requirement}")
         dest = self.dir / got[0].name
         got[0].replace(dest)
+        shutil.rmtree(staging, ignore_errors=True)
         return dest
 
     def _index(self, archive: Path) -> dict[str, str]:
