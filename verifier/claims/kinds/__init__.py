@@ -4,3 +4,5 @@ from verifier.claims.kinds.base import REGISTRY, ClaimKind, CheckContext, Outcom
 
 # Kind modules register themselves on import; keep this list explicit and sorted.
 # (each engineer adds one import line per kind they implement)
+from verifier.claims.kinds import runtime  # noqa: F401,E402  VC111
+from verifier.claims.kinds import symbol  # noqa: F401,E402  VC101

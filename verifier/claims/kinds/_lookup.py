@@ -1,0 +1,111 @@
+"""Shared by the static kinds: read the claim's file at pinned identity, extract
+its facts, and find the claimed symbol."""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING, Any
+
+from verifier.claims.kinds.base import CheckContext, ClaimError
+from verifier.facts.extract import UnsupportedLanguage, facts_for
+from verifier.facts.model import FileFacts, Sym, split_symbol
+from verifier.facts.python import module_name
+
+if TYPE_CHECKING:
+    from verifier.claims.model import Claim
+    from verifier.sources.models import SourceFile
+
+_TRANSPARENT = {"namespace", "enum"}
+
+
+def need(claim: "Claim", *fields: str) -> None:
+    for f in fields:
+        if getattr(claim, f) in (None, "", [], {}):
+            raise ClaimError(f"kind {claim.kind!r} needs `{f}` "
+                             f"({_FIELD_HELP.get(f, 'see docs/claims/' + claim.kind + '.md')})")
+
+
+_FIELD_HELP = {
+    "path": "the upstream repository path of the file to read, e.g. include/mujoco/mjmodel.h",
+    "symbol": "the qualified name, e.g. mj_step, Accelerometer.AddToDiagram, "
+              "newton.sensors.SensorIMU",
+    "expected": "the value the lesson states",
+}
+
+
+def file_facts(claim: "Claim", ctx: CheckContext) -> tuple[FileFacts, "SourceFile"]:
+    need(claim, "path")
+    assert claim.path is not None
+    text, sf = ctx.source(claim.path)
+    try:
+        return facts_for(claim.path, text, sf.blob), sf
+    except UnsupportedLanguage as exc:
+        raise ClaimError(str(exc)) from None
+
+
+def symbol_parts(facts: FileFacts, symbol: str) -> list[str]:
+    parts = split_symbol(symbol)
+    if facts.lang == "python":
+        mod = module_name(facts.path).split(".")
+        if parts[:len(mod)] == mod:
+            parts = parts[len(mod):]
+    return parts
+
+
+def lookup(facts: FileFacts, symbol: str, kinds: set[str] | None = None) -> list[Sym]:
+    parts = symbol_parts(facts, symbol)
+    if not parts:
+        return []
+    transparent = set() if facts.lang == "python" else _TRANSPARENT
+    return facts.find(parts, kinds=kinds, transparent=transparent)
+
+
+def resolve_alias(facts: FileFacts, sym: Sym, kinds: set[str]) -> Sym:
+    """A typedef (`mjtState` -> `mjtState_`, `mjData` -> `mjData_`) to its target."""
+    seen = 0
+    while sym.kind == "typedef" and sym.value and seen < 5:
+        seen += 1
+        target = [s for s in lookup(facts, sym.value.split()[-1]) if s.kind in kinds | {"typedef"}]
+        if not target:
+            break
+        sym = target[0]
+    return sym
+
+
+def missing(facts: FileFacts, symbol: str, what: str = "symbol") -> str:
+    parts = symbol_parts(facts, symbol)
+    names = sorted({s.name for s in facts.syms})
+    close = difflib.get_close_matches(parts[-1] if parts else symbol, names, n=3, cutoff=0.75)
+    hint = f" (close: {', '.join(close)})" if close else ""
+    return f"no {what} {symbol!r} in {facts.path}{hint}"
+
+
+def owner_range(facts: FileFacts, symbol: str) -> tuple[int, int] | None:
+    """Lines of the enclosing class/struct/module scope of `symbol`, if found."""
+    parts = symbol_parts(facts, symbol)
+    if len(parts) < 2:
+        return None
+    owners = lookup(facts, ".".join(parts[:-1])) if facts.lang != "python" else \
+        facts.find(tuple(parts[:-1]), transparent=set())
+    owners = [o for o in owners if o.kind in ("class", "struct", "union", "enum", "namespace")]
+    return (owners[0].start, owners[0].end) if owners else None
+
+
+def sym_desc(s: Sym) -> str:
+    origin = f" ({s.origin})" if s.origin else ""
+    return f"{s.kind} {'.'.join(s.qual)}{origin}"
+
+
+def as_bool(claim: "Claim") -> bool:
+    if not isinstance(claim.expected, bool):
+        raise ClaimError(f"kind {claim.kind!r}: `expected` must be true or false, got "
+                         f"{claim.expected!r}")
+    return claim.expected
+
+
+def option(claim: "Claim", name: str, default: Any = None, allowed: tuple | None = None) -> Any:
+    v = claim.options.get(name, default)
+    if allowed is not None and v not in allowed:
+        raise ClaimError(f"options.{name} must be one of {', '.join(map(repr, allowed))}, "
+                         f"got {v!r}")
+    return v

@@ -1,0 +1,161 @@
+"""Load claim files `claims/<course-repo>/<lesson-stem>.toml` (format: docs/claims/README.md).
+
+File-level problems (unreadable file, malformed TOML, bad top-level keys, a
+directory for a course pins.toml does not know) raise `ConfigError` naming the
+file and line: the run cannot trust anything in that file.
+
+Problems of one claim (an unknown key, a bad id, a duplicate id) do not stop the
+run: the claim is loaded with `problem` set and `verifier check` gives it the
+verdict `error` with `<claim file>:<line>`. Semantic problems (unknown kind,
+missing `symbol`) are found by the checker and reported the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from verifier.claims.model import Claim, ClaimFile
+from verifier.errors import ConfigError
+from verifier.tomlerrors import read_toml, validate
+
+if TYPE_CHECKING:
+    from verifier.project import LessonDoc, Project
+
+CLAIMS_DIR = "claims"
+_HEADER = re.compile(r"^\s*\[\[\s*claim\s*\]\]\s*(#.*)?$")
+
+
+@dataclass(frozen=True)
+class LoadedClaim:
+    claim: Claim
+    course: str
+    lesson: str          # course-relative lesson path, e.g. docs/state-and-time.md
+    file: Path           # the claim file
+    line: int            # line of this claim's `[[claim]]` header in the claim file
+    gid: str             # <course>/<lesson-stem>/<id>
+    upstream: str | None = None   # claim.upstream or the file's default upstream
+    problem: str | None = None    # set when the claim table itself is invalid
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+def claims_root(project: "Project") -> Path:
+    return project.root / CLAIMS_DIR
+
+
+def claim_files(project: "Project") -> list[tuple[str, Path]]:
+    """(course, file) for every claim file, sorted."""
+    root = claims_root(project)
+    if not root.is_dir():
+        return []
+    out = []
+    for d in sorted(p for p in root.iterdir() if p.is_dir()):
+        files = sorted(d.glob("*.toml"))
+        if not files:
+            continue
+        if d.name not in project.pins.course:
+            raise ConfigError(f"claims for unknown course {d.name!r} (pins.toml has: "
+                              f"{', '.join(sorted(project.pins.course))})", file=str(d))
+        out.extend((d.name, f) for f in files)
+    return out
+
+
+def _header_lines(text: str) -> list[int]:
+    return [i + 1 for i, line in enumerate(text.splitlines()) if _HEADER.match(line)]
+
+
+def _key_line(text: str, start: int, key: str) -> int:
+    """Line of `key = ...` inside the claim table starting at `start` (else `start`)."""
+    lines = text.splitlines()
+    pat = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
+    for j in range(start, len(lines)):
+        if lines[j].lstrip().startswith("["):
+            break
+        if pat.match(lines[j]):
+            return j + 1
+    return start
+
+
+def _problem(exc: ValidationError) -> tuple[str, tuple[Any, ...]]:
+    errs = exc.errors()
+    parts = []
+    first_loc: tuple[Any, ...] = tuple(errs[0].get("loc", ())) if errs else ()
+    for err in errs:
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "claim"
+        msg = "unknown key" if err.get("type") == "extra_forbidden" else err.get("msg", "invalid")
+        if err.get("type") == "missing":
+            msg = "required key missing"
+        parts.append(f"{loc}: {msg}")
+    return "; ".join(parts), first_loc
+
+
+def load_file(project: "Project", course: str, path: Path) -> list[LoadedClaim]:
+    data, text = read_toml(path)
+    raw_claims = data.get("claim", [])
+    if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
+        raise ConfigError("`claim` must be an array of tables ([[claim]])", file=str(path),
+                          line=(_header_lines(text) or [None])[0])
+    head = {k: v for k, v in data.items() if k != "claim"}
+    cf = validate(ClaimFile, head, path, text)
+    if cf.upstream is not None and cf.upstream not in project.pins.upstream:
+        raise ConfigError(f"unknown upstream {cf.upstream!r} (pins.toml has: "
+                          f"{', '.join(sorted(project.pins.upstream))})", file=str(path),
+                          line=_key_line(text, 0, "upstream"), key="upstream")
+    if not cf.lesson or cf.lesson.startswith("/") or ".." in cf.lesson.split("/"):
+        raise ConfigError("`lesson` must be the lesson's path in its course repository, e.g. "
+                          "docs/state-and-time.md", file=str(path), line=_key_line(text, 0, "lesson"))
+    headers = _header_lines(text)
+    if len(headers) != len(raw_claims):
+        # inline `claim = [...]` arrays have no headers; fall back to the key line
+        headers = (headers + [_key_line(text, 0, "claim")] * len(raw_claims))[:len(raw_claims)]
+    stem = Path(cf.lesson).stem
+    out: list[LoadedClaim] = []
+    seen: dict[str, int] = {}
+    for i, (raw, line) in enumerate(zip(raw_claims, headers, strict=True)):
+        cid = raw.get("id") if isinstance(raw.get("id"), str) else f"#{i + 1}"
+        gid = f"{course}/{stem}/{cid}"
+        problem = None
+        try:
+            claim = Claim.model_validate(raw)
+        except ValidationError as exc:
+            problem, loc = _problem(exc)
+            key = next((str(p) for p in loc if not isinstance(p, int)), None)
+            if key:
+                line = _key_line(text, line, key) if key in raw else line
+            fields = {k: raw.get(k) for k in ("id", "fragment", "kind", "upstream", "path",
+                                              "symbol", "expected", "note")}
+            fields["id"] = cid
+            fields["fragment"] = raw.get("fragment") if isinstance(raw.get("fragment"), str) else ""
+            fields["kind"] = raw.get("kind") if isinstance(raw.get("kind"), str) else "?"
+            for k in ("upstream", "path", "symbol", "note"):
+                if not isinstance(fields[k], str):
+                    fields[k] = None
+            claim = Claim.model_construct(**fields, options={}, runtime=None)
+        if claim.id in seen and problem is None:
+            problem = f"duplicate claim id {claim.id!r} (first at line {seen[claim.id]})"
+        seen.setdefault(claim.id, line)
+        upstream = claim.upstream or cf.upstream
+        out.append(LoadedClaim(claim=claim, course=course, lesson=cf.lesson, file=path,
+                               line=line, gid=gid, upstream=upstream, problem=problem))
+    return out
+
+
+def load_claims(project: "Project", lessons: "list[LessonDoc] | None" = None) -> list[LoadedClaim]:
+    """Every claim of every claim file, or only those about the given lessons.
+
+    Order: course, claim file, position in the file (deterministic)."""
+    wanted = None if lessons is None else {(ld.course, ld.path) for ld in lessons}
+    out: list[LoadedClaim] = []
+    for course, path in claim_files(project):
+        loaded = load_file(project, course, path)
+        if wanted is not None:
+            loaded = [lc for lc in loaded if (lc.course, lc.lesson) in wanted]
+        out.extend(loaded)
+    return out
