@@ -1,0 +1,15 @@
+"""The JSON verification record: sorted keys, stable order, UTF-8, trailing newline."""
+
+from __future__ import annotations
+
+import json
+
+from verifier.report import RunReport
+
+
+def to_data(report: RunReport) -> dict:
+    return report.model_dump(mode="json")
+
+
+def render(report: RunReport) -> str:
+    return json.dumps(to_data(report), sort_keys=True, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,100 @@
+"""SARIF 2.1.0 for GitHub code scanning.
+
+Location: the lesson file and line, relative to the course repository root
+(`uriBaseId` %SRCROOT%). The upstream permalink is a related location. `ruleId`
+is the claim kind's code (VC1xx) or the lint rule's code; `partialFingerprints`
+hash claim id + rule (lint: lesson + rule + target), never line numbers, so
+alerts survive lesson edits. Verified claims produce no result; unavailable
+claims are notes (they were not checked)."""
+
+from __future__ import annotations
+
+import json
+
+from verifier.report import RunReport, claim_gid, claim_sort_key, finding_sort_key
+from verifier.reporters.rules import (claim_fingerprint, claim_message, claim_rule,
+                                      finding_fingerprint, finding_rule, rules_used)
+from verifier.results import Severity, Verdict
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+BASE = "%SRCROOT%"
+LEVEL = {Verdict.DIVERGED: "error", Verdict.STALE: "error", Verdict.ERROR: "error",
+         Verdict.UNAVAILABLE: "note"}
+SEV = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def _region(start: int | None, end: int | None = None) -> dict:
+    start = max(1, start or 1)
+    return {"startLine": start, "endLine": max(start, end or start)}
+
+
+def _loc(path: str, start: int | None, end: int | None = None) -> dict:
+    return {"physicalLocation": {"artifactLocation": {"uri": path, "uriBaseId": BASE},
+                                 "region": _region(start, end)}}
+
+
+def _props(**kw) -> dict:
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+def render_data(report: RunReport) -> dict:
+    rules = rules_used(report)
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    results = []
+    for c in sorted(report.claims, key=claim_sort_key):
+        if c.verdict is Verdict.VERIFIED:
+            continue
+        rid = claim_rule(c)
+        res = {
+            "ruleId": rid, "ruleIndex": index[rid], "level": LEVEL[c.verdict],
+            "message": {"text": claim_message(c, with_link=True)},
+            "locations": [_loc(c.lesson, c.line)],
+            "partialFingerprints": {"verifierClaim/v1": claim_fingerprint(c)},
+            "properties": _props(claim=claim_gid(c), verdict=c.verdict.value, kind=c.kind,
+                                 upstream=c.upstream, course=c.course),
+        }
+        ev = c.evidence
+        if ev is not None and ev.permalink:
+            uri = ev.permalink.split("#", 1)[0]
+            rel = {"id": 1, "physicalLocation": {"artifactLocation": {"uri": uri}},
+                   "message": {"text": f"{c.upstream} {ev.path} at the pinned commit"
+                               + (f" (blob {ev.blob}, {ev.status})" if ev.blob else "")}}
+            if ev.lines:
+                rel["physicalLocation"]["region"] = _region(*ev.lines)
+            res["relatedLocations"] = [rel]
+            res["properties"]["permalink"] = ev.permalink
+        if c.verdict.value in ("diverged", "stale"):
+            res["properties"]["expected"] = c.expected
+            res["properties"]["actual"] = c.actual
+        results.append(res)
+    for f in sorted(report.findings, key=finding_sort_key):
+        rid = finding_rule(f)
+        res = {"ruleId": rid, "ruleIndex": index[rid], "level": SEV[f.severity],
+               "message": {"text": f.message},
+               "locations": [_loc(f.path, f.line, f.end_line)],
+               "partialFingerprints": {"verifierFinding/v1": finding_fingerprint(f)},
+               "properties": _props(rule=f.rule, course=f.course, upstream=f.upstream,
+                                    target=f.target)}
+        results.append(res)
+    driver = {
+        "name": "verifier", "version": report.tool.version, "semanticVersion":
+        report.tool.version,
+        "rules": [{"id": r["id"], "name": r["name"],
+                   "shortDescription": {"text": f"{r['kind']} {r['name']}"},
+                   "fullDescription": {"text": r["description"]},
+                   "properties": {"kind": r["kind"]}} for r in rules],
+    }
+    run = {
+        "tool": {"driver": driver},
+        "originalUriBaseIds": {BASE: {"description": {
+            "text": "The root of the course repository (lesson paths are relative to it)."}}},
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+        "properties": {"pins": {u.name: u.commit for u in report.pins.upstreams},
+                       "recordSchemaVersion": report.schema_version},
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render(report: RunReport) -> str:
+    return json.dumps(render_data(report), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
