@@ -13,6 +13,7 @@ from types import ModuleType
 from verifier import __version__
 from verifier.cli import cache_cmd, lock_cmd, sources_cmd, sync_cmd, verify_cmd
 from verifier.cli import check_cmd  # claims
+from verifier.cli import env_cmd  # runtime environments
 from verifier.cli.common import add_global, err_console
 from verifier.errors import VerifierError
 from verifier.exitcodes import ExitCode
@@ -24,6 +25,7 @@ COMMANDS: list[tuple[str, ModuleType]] = [
     ("sources", sources_cmd),
     ("lock", lock_cmd),
     ("cache", cache_cmd),
+    ("env", env_cmd),
     ("check", check_cmd),
 ]
 

@@ -1,0 +1,199 @@
+"""Runtime confirmation: run claims' snippets against the pinned wheels.
+
+    results, record = confirm(project, pairs, mode="sample", sample=None, seed=0)
+
+`pairs` are (LoadedClaim, ClaimResult) from the static check. Claims with a
+`[claim.runtime]` table are candidates; `sampling.select` picks which run. The
+selected checks of each upstream run in one subprocess of that upstream's
+environment (`envs.py`, `runner.py`); upstreams run side by side.
+
+Each candidate's ClaimResult gains `runtime` (RuntimeResult):
+    confirmed      the snippet's `result` equals `expected` (floats within tolerance)
+    refuted        it ran and gave something else
+    error          it raised, timed out, crashed, or could not run (reason in message)
+    skipped        not sampled, needs CUDA on a machine without a GPU, or no env offline
+    env-mismatch   the environment's installed versions differ from the pins
+
+Static/runtime disagreement is reported in `message`; when static said
+`verified` and runtime `refuted`, the verdict becomes `diverged`. A runtime-only
+claim (kind "runtime") takes its verdict from the runtime result.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from verifier.results import ClaimResult, RuntimeResult, Verdict
+from verifier.runtime.envs import EnvSpec, RuntimeEnvError, create_env
+from verifier.runtime.runner import BatchRun, CheckSpec, compare, run_batch
+from verifier.runtime.sampling import MODES, Candidate, parse_sample, select
+
+if TYPE_CHECKING:
+    from verifier.claims.loader import LoadedClaim
+    from verifier.project import Project
+
+__all__ = ["confirm", "has_gpu", "MODES", "parse_sample"]
+
+
+def has_gpu() -> bool:
+    """True when a CUDA device is usable here ($VERIFIER_CUDA=0/1 overrides the probe)."""
+    forced = os.environ.get("VERIFIER_CUDA")
+    if forced is not None:
+        return forced.strip().lower() in ("1", "true", "yes")
+    return os.path.exists("/dev/nvidiactl") or os.path.exists("/proc/driver/nvidia/version") \
+        or shutil.which("nvidia-smi") is not None
+
+
+def _upstream_of(lc: "LoadedClaim", res: ClaimResult) -> str:
+    return getattr(lc, "upstream", None) or lc.claim.upstream or res.upstream
+
+
+def _run_upstream(project: "Project", name: str, items: list[tuple[int, Any]],
+                  ) -> tuple[dict[int, RuntimeResult], dict]:
+    """Run the checks of one upstream. Returns {index: RuntimeResult}, a record entry."""
+    out: dict[int, RuntimeResult] = {}
+    rec: dict[str, Any] = {"upstream": name, "checks": len(items)}
+    up = project.pins.upstream.get(name)
+
+    def all_as(status: str, message: str) -> tuple[dict[int, RuntimeResult], dict]:
+        for i, (_gid, check) in items:
+            out[i] = RuntimeResult(status=status, expected=check.expected, message=message)
+        rec["note"] = message
+        return out, rec
+
+    if up is None:
+        return all_as("error", f"upstream {name!r} is not in pins.toml")
+    if not up.runtime:
+        return all_as("skipped", f"pins.toml gives upstream {name!r} no `runtime` requirements")
+    spec = EnvSpec.from_upstream(up)
+    rec["requirements"] = list(spec.requirements)
+    try:
+        info = create_env(project.store, spec, index_url=project.config.index_url,
+                          offline=project.config.offline, notify=project.notify)
+    except RuntimeEnvError as exc:
+        if project.config.offline:
+            return all_as("skipped", exc.render())
+        return all_as("error", f"environment could not be built: {exc.render()}")
+    rec["env"] = info.path.name
+    checks = [CheckSpec(name=gid, code=c.code, setup=c.setup, timeout=c.timeout)
+              for _, (gid, c) in items]
+    batch: BatchRun = run_batch(info.python, spec, checks, env_dir=info.path)
+    rec.update({"python": batch.python, "installed": batch.installed,
+                "import_s": batch.import_s, "wall_s": batch.wall_s})
+    if batch.note:
+        rec["note"] = batch.note
+    for (i, (_gid, check)), run in zip(items, batch.runs, strict=True):
+        if run.status == "ok":
+            diff = compare(run.value, check.expected, check.tolerance)
+            status = "confirmed" if diff is None else "refuted"
+            msg = None if diff is None else f"runtime value differs: {diff}"
+        else:
+            status, msg = run.status, run.message
+        out[i] = RuntimeResult(status=status, value=run.value, expected=check.expected,
+                               duration_s=run.duration_s, message=msg, stdout=run.stdout,
+                               stderr=run.stderr)
+    return out, rec
+
+
+def _merge(res: ClaimResult, kind: str, rt: RuntimeResult) -> ClaimResult:
+    update: dict[str, Any] = {"runtime": rt}
+    if kind == "runtime":
+        if rt.status == "confirmed":
+            update.update(verdict=Verdict.VERIFIED, actual=rt.value,
+                          message="confirmed at runtime")
+        elif rt.status == "refuted":
+            update.update(verdict=Verdict.DIVERGED, actual=rt.value, message=rt.message)
+        elif rt.status == "error":
+            update.update(verdict=Verdict.ERROR, message=f"runtime check failed: {rt.message}")
+        else:   # skipped / env-mismatch: nothing decided
+            update.update(verdict=Verdict.UNAVAILABLE,
+                          message=f"runtime-only claim; runtime {rt.status}: {rt.message}")
+        return res.model_copy(update=update)
+    static = res.verdict
+    note = None
+    if static == Verdict.VERIFIED and rt.status == "refuted":
+        update["verdict"] = Verdict.DIVERGED
+        note = f"static check verified, but runtime refuted it ({rt.message})"
+    elif static == Verdict.DIVERGED and rt.status == "confirmed":
+        note = "static check diverged, but runtime confirmed the expectation"
+    elif static in (Verdict.VERIFIED, Verdict.DIVERGED) and rt.status == "error":
+        note = f"runtime check could not confirm: {rt.message}"
+    elif static == Verdict.DIVERGED and rt.status == "refuted":
+        note = "runtime refuted it too"
+    if note:
+        update["message"] = f"{res.message}; {note}" if res.message else note
+    return res.model_copy(update=update)
+
+
+def confirm(project: "Project", pairs: "list[tuple[LoadedClaim, ClaimResult]]",
+            mode: str = "sample", sample: float | int | None = None, seed: int = 0,
+            ) -> tuple[list[ClaimResult], dict]:
+    """Run the sampled runtime checks; return results (same order) and the sampling record."""
+    cands: list[Candidate] = []
+    idx: dict[str, int] = {}
+    for i, (lc, res) in enumerate(pairs):
+        if lc.claim.runtime is None or getattr(lc, "problem", None):
+            continue
+        cands.append(Candidate(lc.gid, _upstream_of(lc, res), lc.claim.kind))
+        idx[lc.gid] = i
+    chosen, record = select(cands, mode, sample, seed)
+    results = [res for _, res in pairs]
+    if mode == "none":
+        return results, record
+    reasons = {e["id"]: e["reason"] for e in record["checks"]}
+    gpu = has_gpu()
+    groups: dict[str, list[tuple[int, tuple[str, Any]]]] = {}
+    runtime: dict[int, RuntimeResult] = {}
+    for c in cands:
+        i = idx[c.gid]
+        check = pairs[i][0].claim.runtime
+        if c.gid not in chosen:
+            runtime[i] = RuntimeResult(status="skipped", expected=check.expected,
+                                       message=f"not in the sample ({reasons[c.gid]})")
+        elif check.needs_cuda and not gpu:
+            runtime[i] = RuntimeResult(status="skipped", expected=check.expected,
+                                       message="needs CUDA; no GPU on this machine")
+        else:
+            groups.setdefault(c.upstream, []).append((i, (c.gid, check)))
+    envs_rec = []
+    if groups:
+        workers = max(1, min(len(groups), os.cpu_count() or 1, 3))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futs = {name: pool.submit(_run_upstream, project, name, items)
+                    for name, items in sorted(groups.items())}
+            for name in sorted(futs):
+                got, rec = futs[name].result()
+                runtime.update(got)
+                envs_rec.append(rec)
+    record["environments"] = envs_rec
+    counts: dict[str, int] = {}
+    for i, rt in sorted(runtime.items()):
+        lc, res = pairs[i]
+        results[i] = _merge(res, lc.claim.kind, rt)
+        counts[rt.status] = counts.get(rt.status, 0) + 1
+    record["outcomes"] = dict(sorted(counts.items()))
+    return results, record
+
+
+def default_env_specs(project: "Project", names: list[str] | None = None) -> list[EnvSpec]:
+    """EnvSpecs of the upstreams that have runtime requirements (or the named ones)."""
+    from verifier.errors import UsageError
+
+    ups = project.pins.upstream
+    if names:
+        unknown = [n for n in names if n not in ups]
+        if unknown:
+            raise UsageError(f"unknown upstream {', '.join(unknown)} (pins.toml has: "
+                             f"{', '.join(sorted(ups))})")
+        return [EnvSpec.from_upstream(ups[n]) for n in names]
+    return [EnvSpec.from_upstream(u) for _, u in sorted(ups.items()) if u.runtime]
+
+
+def env_dir(project: "Project", name: str) -> Path:
+    from verifier.runtime.envs import env_path
+
+    return env_path(project.store, EnvSpec.from_upstream(project.pins.upstream[name]))
