@@ -212,7 +212,7 @@ class _Extractor:
         start, end = lines(node)
         # a declaration's range is the declaration, a definition's the whole definition
         self.add(Sym(name=name, kind=kind, qual=qual, start=start, end=end,
-                     params=params_of(fd)))
+                     params=params_of(fd), sig_end=lines(fd)[1]))
         return True
 
     def handle(self, cap: str, node: tree_sitter.Node) -> None:

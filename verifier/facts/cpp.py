@@ -88,7 +88,7 @@ def _pybind(tree: tree_sitter.Tree, facts: FileFacts) -> None:
                         cls = _string_arg(val, 1) or _string_arg(val, 0)
                         if cls:
                             var_class[ts.text(name)] = cls
-    seen: set[tuple[str, ...]] = set()
+    ranges: dict[str, tuple[int, int]] = {}
     calls = ts.captures("cpp", "cpp_pybind", tree.root_node).get("call", [])
     for call in sorted(calls, key=lambda c: c.start_byte):
         got = _def_name(call)
@@ -112,12 +112,9 @@ def _pybind(tree: tree_sitter.Tree, facts: FileFacts) -> None:
             continue
         start, end = cfamily.lines(call)
         if owner:
-            q = (owner,)
-            if q not in seen:
-                seen.add(q)
-                rs, re_ = cfamily.lines(root)
-                facts.syms.append(Sym(name=owner, kind="class", qual=q, start=rs, end=re_,
-                                      origin="pybind11"))
+            rs, _ = cfamily.lines(root)
+            lo, hi = ranges.get(owner, (rs, end))
+            ranges[owner] = (min(lo, rs), max(hi, end))
         qual = ((owner,) if owner else ()) + (name,)
         kind = {"value": "enumerator"}.get(method, "constructor" if name == "__init__" else
                                           "attribute" if "readwrite" in method or "readonly" in
@@ -133,6 +130,9 @@ def _pybind(tree: tree_sitter.Tree, facts: FileFacts) -> None:
             start = field.start_point.row + 1
         facts.syms.append(Sym(name=name, kind=kind, qual=qual, start=start, end=end,
                               params=params, origin="pybind11"))
+    for owner, (lo, hi) in ranges.items():
+        facts.syms.append(Sym(name=owner, kind="class", qual=(owner,), start=lo, end=hi,
+                              origin="pybind11"))
 
 
 def extract(path: str, data: bytes, blob: str | None = None) -> FileFacts:

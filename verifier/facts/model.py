@@ -36,6 +36,12 @@ class Sym:
     value: str | None = None         # enumerator/macro value, field/variable default, alias target
     decorators: tuple[str, ...] = ()
     origin: str | None = None        # e.g. 'pybind11' for names exported by bindings
+    sig_end: int | None = None       # last line of a callable's parameter list
+
+    @property
+    def head(self) -> tuple[int, int]:
+        """Lines of the declaration head (a callable's signature), else the whole symbol."""
+        return self.start, self.sig_end or self.end
 
 
 @dataclass

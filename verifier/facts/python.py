@@ -91,8 +91,9 @@ class _Walker:
             drop = in_class and "staticmethod" not in decos
             kind = "method" if in_class else "function"
             start = min([st.lineno] + [d.lineno for d in st.decorator_list])
+            sig_end = max(st.lineno, (st.body[0].lineno - 1) if st.body else st.lineno)
             self.add(name=st.name, kind=kind, qual=scope + (st.name,), start=start, end=end,
-                     params=_params(self.src, st, drop), decorators=decos)
+                     params=_params(self.src, st, drop), decorators=decos, sig_end=sig_end)
             if in_class and st.name == "__init__":
                 self.init_attrs(st, scope)
         elif isinstance(st, ast.ClassDef):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING, Any
 
-from verifier.claims.kinds.base import CheckContext, ClaimError
+from verifier.claims.kinds.base import CheckContext, ClaimError, same
 from verifier.facts.extract import UnsupportedLanguage, facts_for
 from verifier.facts.model import FileFacts, Sym, split_symbol
 from verifier.facts.python import module_name
@@ -109,3 +109,32 @@ def option(claim: "Claim", name: str, default: Any = None, allowed: tuple | None
         raise ClaimError(f"options.{name} must be one of {', '.join(map(repr, allowed))}, "
                          f"got {v!r}")
     return v
+
+
+def _as_int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, str):
+        t = v.strip().rstrip("uUlL")
+        try:
+            return int(t, 0)
+        except ValueError:
+            try:
+                f = float(t.rstrip("fF"))
+            except ValueError:
+                return None
+            return int(f) if f.is_integer() else None
+    return None
+
+
+def same_value(expected: Any, actual: Any) -> bool:
+    """`same` (0.0 == 0. == 0, whitespace-normalised text) plus integer spellings
+    (0xFFFFFFFF == 4294967295)."""
+    if same(expected, actual):
+        return True
+    a, b = _as_int(expected), _as_int(actual)
+    return a is not None and a == b

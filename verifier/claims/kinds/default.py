@@ -1,0 +1,95 @@
+"""default (VC103): the default value of a parameter, field or member initializer.
+
+What it checks
+    `symbol` = `Class.field` (Python dataclass/class field or `self.x = ...` in
+    `__init__`, C++ member initializer `double x_{0.0};`/`= 0.0`, module
+    constant), or a function/method/constructor/class with
+    `options.param = "name"` (Python default, C++ default argument, pybind11
+    `py::arg("x") = ...`). `expected` is the default as written; numbers compare
+    as numbers (`0.0` == `0.` == `0`), text whitespace-normalised
+    (`Eigen::Vector3d::Zero()`). A dataclass `field(default=X)` counts as X and
+    `field(default_factory=F)` as `F()`.
+Why it matters
+    Lessons say what happens when you do not pass an argument.
+Example
+    symbol = "ClearData.clear_depth", expected = 0.0; or symbol =
+    "Accelerometer", options.param = "gravity_vector", expected =
+    "Eigen::Vector3d::Zero()"
+Evidence used
+    The field's or the declaration's lines.
+Options
+    `param`: parameter name (for callables).
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifier.claims.kinds._lookup import file_facts, lookup, missing, need, same_value, sym_desc
+from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
+from verifier.claims.kinds.signature import callables
+from verifier.results import Verdict
+
+
+def unwrap_field(text: str | None) -> str | None:
+    if text is None:
+        return None
+    m = re.fullmatch(r"\s*(?:dataclasses\.)?field\((.*)\)\s*", text, re.S)
+    if not m:
+        return text
+    args = m.group(1)
+    d = re.search(r"\bdefault\s*=\s*(.+?)\s*(?:,\s*\w+\s*=|$)", args, re.S)
+    if d:
+        return d.group(1).strip()
+    f = re.search(r"\bdefault_factory\s*=\s*(.+?)\s*(?:,\s*\w+\s*=|$)", args, re.S)
+    if f:
+        return f.group(1).strip() + "()"
+    return None
+
+
+class DefaultKind(ClaimKind):
+    name = "default"
+    code = "VC103"
+
+    def check(self, claim, ctx: CheckContext) -> Outcome:
+        need(claim, "path", "symbol")
+        param = claim.options.get("param")
+        if param is not None and not isinstance(param, str):
+            raise ClaimError("options.param must be a parameter name")
+        facts, sf = file_facts(claim, ctx)
+        if param:
+            cands = callables(facts, claim.symbol)
+            if not cands:
+                return Outcome(Verdict.DIVERGED, actual=None, evidence=ctx.evidence(sf, None, None),
+                               message=missing(facts, claim.symbol, "function/method/constructor"))
+            seen = []
+            for s in cands:
+                for p in s.params or ():
+                    if p.name == param:
+                        val = unwrap_field(p.default) if s.kind == "dataclass-init" else p.default
+                        seen.append((s, val))
+            if not seen:
+                s = cands[0]
+                return Outcome(Verdict.DIVERGED, actual=None, evidence=ctx.evidence(sf, *s.head),
+                               message=f"{sym_desc(s)} has no parameter {param!r} "
+                                       f"(has: {', '.join(p.name for p in s.params or ())})")
+            for s, val in seen:
+                if val is not None and same_value(claim.expected, val):
+                    return Outcome(Verdict.VERIFIED, actual=val, evidence=ctx.evidence(sf, *s.head),
+                                   message=f"{sym_desc(s)}: {param} = {val}")
+            s, val = seen[0]
+            return Outcome(Verdict.DIVERGED, actual=val, evidence=ctx.evidence(sf, *s.head),
+                           message=f"{sym_desc(s)}: {param} "
+                                   + ("has no default" if val is None else f"= {val}"))
+        cands = [s for s in lookup(facts, claim.symbol)
+                 if s.kind in ("field", "attribute", "variable")]
+        if not cands:
+            return Outcome(Verdict.DIVERGED, actual=None, evidence=ctx.evidence(sf, None, None),
+                           message=missing(facts, claim.symbol, "field/attribute")
+                           + " (for a parameter, set options.param)")
+        s = cands[0]
+        val = unwrap_field(s.value)
+        ok = val is not None and same_value(claim.expected, val)
+        return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=val,
+                       evidence=ctx.evidence(sf, *s.head),
+                       message=f"{sym_desc(s)}" + (" has no default" if val is None else f" = {val}"))

@@ -1,0 +1,142 @@
+"""enum (VC104): the value of an enum constant (or object-like macro), or its
+composition as a set of other constants.
+
+What it checks
+    `symbol`'s integer value equals `expected` (an integer); or, with
+    `options.compare = "composition"`, that the constant is the bitwise OR of
+    the constants listed in `expected` (compared as bits, so
+    `FULLPHYSICS = TIME | PHYSICS | PLUGIN` matches the flat list
+    `[TIME, QPOS, QVEL, ACT, HISTORY, PLUGIN]`).
+Why it matters
+    Lessons explain flags and sizes (`mjSTATE_PHYSICS` = QPOS|QVEL|ACT|HISTORY =
+    30); a renumbered enum silently breaks code copied from a lesson.
+Example
+    symbol = "mjSTATE_PHYSICS", expected = 30; or options.compare =
+    "composition", expected = ["mjSTATE_QPOS", "mjSTATE_QVEL", "mjSTATE_ACT",
+    "mjSTATE_HISTORY"]
+Evidence used
+    The constant's line(s). Values come from libclang (the header plus the
+    headers it includes, all read at pinned identity) when libclang is
+    installed, and from tree-sitter + a small constant evaluator otherwise;
+    when both run and disagree the verdict is `error`.
+Options
+    `compare`: "value" (default) | "composition".
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from verifier.claims.kinds._lookup import file_facts, lookup, missing, need, option, sym_desc
+from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
+from verifier.facts import clang
+from verifier.facts.consteval import Evaluator, evaluate
+from verifier.results import Verdict
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+
+
+def _includes(ctx: CheckContext, path: str, text: str, limit: int = 40) -> dict[str, str]:
+    """The file and the headers it (transitively) includes that the source layer
+    serves at pinned identity; others are left out (clang then degrades)."""
+    files = {path: text}
+    todo = [(path, text)]
+    while todo and len(files) < limit:
+        cur, body = todo.pop()
+        for name in _INCLUDE.findall(body):
+            for cand in (posixpath.normpath(posixpath.join(posixpath.dirname(cur), name)),
+                         f"include/{name}", name):
+                if cand in files or cand.startswith(".."):
+                    continue
+                sf = ctx.project.sources.resolve(ctx.upstream.name, cand)
+                if sf.status.usable:
+                    t, _ = ctx.source(cand)
+                    files[cand] = t
+                    todo.append((cand, t))
+                    break
+    return files
+
+
+def constant_values(claim, ctx: CheckContext):
+    """(facts, sf, sym, value, how) for the claim's constant."""
+    facts, sf = file_facts(claim, ctx)
+    cands = lookup(facts, claim.symbol, {"enumerator", "macro"})
+    if not cands:
+        return facts, sf, None, None, None, None
+    s = cands[0]
+    ev = Evaluator(facts)
+    ts_value = ev.value(s.name)
+    values = {"tree-sitter": ts_value}
+    clang_map = None
+    if s.kind == "enumerator" and facts.lang in ("c", "cpp") and clang.available():
+        text, _ = ctx.source(claim.path)
+        clang_map = clang.enum_constants(claim.path, _includes(ctx, claim.path, text), facts.lang)
+        if clang_map is not None and s.name in clang_map:
+            values["libclang"] = clang_map[s.name].value
+    return facts, sf, s, values, ev, clang_map
+
+
+def _decide(values: dict) -> tuple[int | None, str]:
+    got = {k: v for k, v in values.items() if v is not None}
+    if "libclang" in got and "tree-sitter" in got and got["libclang"] != got["tree-sitter"]:
+        raise ClaimError(f"extractors disagree: libclang says {got['libclang']}, tree-sitter "
+                         f"says {got['tree-sitter']}")
+    if "libclang" in got:
+        return got["libclang"], "libclang" + (" (tree-sitter agrees)" if "tree-sitter" in got else "")
+    if "tree-sitter" in got:
+        return got["tree-sitter"], "tree-sitter evaluation (libclang not used)"
+    return None, ""
+
+
+class EnumKind(ClaimKind):
+    name = "enum"
+    code = "VC104"
+
+    def check(self, claim, ctx: CheckContext) -> Outcome:
+        need(claim, "path", "symbol")
+        compare = option(claim, "compare", "value", ("value", "composition"))
+        if claim.expected is None:
+            raise ClaimError("kind 'enum' needs `expected`: an integer, or a list of constant "
+                             "names with options.compare = \"composition\"")
+        facts, sf, s, values, ev, clang_map = constant_values(claim, ctx)
+        if s is None:
+            return Outcome(Verdict.DIVERGED, actual=None, evidence=ctx.evidence(sf, None, None),
+                           message=missing(facts, claim.symbol, "enum constant or macro"))
+        value, how = _decide(values)
+        evid = ctx.evidence(sf, s.start, s.end)
+
+        def val(name: str) -> int | None:
+            if clang_map is not None and name in clang_map:
+                return clang_map[name].value
+            return ev.value(name)
+
+        if compare == "value":
+            exp = claim.expected
+            if isinstance(exp, str):
+                exp = evaluate(exp, val)
+            if not isinstance(exp, int) or isinstance(exp, bool):
+                raise ClaimError(f"enum: `expected` must be an integer, got {claim.expected!r}")
+            if value is None:
+                raise ClaimError(f"cannot evaluate {s.name} = {s.value!r} statically")
+            verdict = Verdict.VERIFIED if value == exp else Verdict.DIVERGED
+            return Outcome(verdict, actual=value, evidence=evid,
+                           message=f"{sym_desc(s)} = {s.value or '(implicit)'} -> {value} [{how}]")
+        # composition
+        if not (isinstance(claim.expected, list) and all(isinstance(x, str) for x in claim.expected)):
+            raise ClaimError("enum composition: `expected` must be a list of constant names")
+        written = ev.names_in(s.name)
+        parts = {n: val(n) for n in claim.expected}
+        unknown = [n for n, v in parts.items() if v is None]
+        if value is not None and not unknown:
+            combined = 0
+            for v in parts.values():
+                combined |= v
+            ok = combined == value
+            msg = (f"{s.name} = {s.value} = {value}; OR of expected = {combined} [{how}]")
+        else:
+            ok = sorted(written) == sorted(claim.expected)
+            msg = (f"{s.name} = {s.value}; compared as written (cannot evaluate"
+                   f"{' ' + ', '.join(unknown) if unknown else ''})")
+        return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=written,
+                       evidence=evid, message=msg)

@@ -1,0 +1,113 @@
+"""members (VC105): the ordered members of a struct, enum, class or module.
+
+What it checks
+    struct/union (C/C++): its fields; enum: its enumerators; Python dataclass
+    (or any class with annotated fields): its fields; other Python class: its
+    public methods and attributes; Python module: `__all__` (else its public
+    top-level names); pybind11 class: the names bound on it. `symbol` names the
+    container (`mjtState`, `mjData`, `newton.sensors`, `ClearData`); typedefs
+    are followed to the struct/enum they name.
+Why it matters
+    "exactly four sensor classes", "the fields in this order" - lists drift.
+Example
+    symbol = "newton.sensors", expected = ["SensorContact",
+    "SensorFrameTransform", "SensorIMU", "SensorTiledCamera"]
+Evidence used
+    The container's lines (`__all__`'s lines for a module).
+Options
+    `match`: "exact" (default; same names, same order) | "prefix" | "subset"
+    (every expected name present, any order) | "count" (`expected` is an int).
+    `of`: "fields" | "methods" | "enumerators" | "all" to override the default
+    member selection.
+"""
+
+from __future__ import annotations
+
+from verifier.claims.kinds._lookup import (file_facts, lookup, missing, need, option,
+                                           resolve_alias, symbol_parts, sym_desc)
+from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
+from verifier.facts.model import FileFacts, Sym
+from verifier.results import Verdict
+
+_CONTAINERS = {"struct", "union", "class", "enum", "typedef", "namespace"}
+
+
+def members_of(facts: FileFacts, s: Sym, of: str | None) -> list[str]:
+    kids = facts.children(s)
+    if of == "all":
+        return _uniq(k.name for k in kids)
+    if of == "fields":
+        return _uniq(k.name for k in kids if k.kind in ("field", "attribute"))
+    if of == "methods":
+        return _uniq(k.name for k in kids if k.kind in ("method", "constructor", "function"))
+    if of == "enumerators" or s.kind == "enum":
+        return _uniq(k.name for k in kids if k.kind == "enumerator")
+    if s.kind in ("struct", "union"):
+        return _uniq(k.name for k in kids if k.kind == "field")
+    if facts.lang == "python" or s.origin:
+        fields = [k.name for k in kids if k.kind == "field"]
+        if fields and not s.origin:
+            return _uniq(fields)
+        return _uniq(k.name for k in kids if not k.name.startswith("_") or k.name == "__init__")
+    return _uniq(k.name for k in kids if k.kind == "field")
+
+
+def _uniq(names) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+class MembersKind(ClaimKind):
+    name = "members"
+    code = "VC105"
+
+    def check(self, claim, ctx: CheckContext) -> Outcome:
+        need(claim, "path", "symbol")
+        mode = option(claim, "match", "exact", ("exact", "prefix", "subset", "count"))
+        of = option(claim, "of", None, (None, "fields", "methods", "enumerators", "all"))
+        exp = claim.expected
+        if mode == "count":
+            if not isinstance(exp, int) or isinstance(exp, bool):
+                raise ClaimError("members with options.match = \"count\": `expected` must be an integer")
+        elif not (isinstance(exp, list) and all(isinstance(x, str) for x in exp)):
+            raise ClaimError("members: `expected` must be a list of names")
+        facts, sf = file_facts(claim, ctx)
+        if facts.lang == "python" and not symbol_parts(facts, claim.symbol):
+            # the module itself
+            if facts.exports is not None and of is None:
+                actual = list(facts.exports)
+                rng = facts.exports_lines
+                desc = f"__all__ of {facts.path}"
+            else:
+                actual = _uniq(s.name for s in facts.syms if len(s.qual) == 1
+                               and not s.name.startswith("_") and s.kind != "import")
+                rng = None
+                desc = f"public top-level names of {facts.path}"
+        else:
+            found = [s for s in lookup(facts, claim.symbol) if s.kind in _CONTAINERS]
+            if not found:
+                return Outcome(Verdict.DIVERGED, actual=None, evidence=ctx.evidence(sf, None, None),
+                               message=missing(facts, claim.symbol, "struct/enum/class"))
+            s = resolve_alias(facts, found[0], {"struct", "union", "class", "enum"})
+            actual = members_of(facts, s, of)
+            rng = (s.start, s.end)
+            desc = sym_desc(s)
+        if mode == "exact":
+            ok = actual == exp
+        elif mode == "prefix":
+            ok = actual[:len(exp)] == exp
+        elif mode == "subset":
+            ok = set(exp) <= set(actual)
+        else:
+            ok = len(actual) == exp
+        shown = len(actual) if mode == "count" else actual
+        extra = ""
+        if mode in ("exact", "subset") and not ok:
+            miss = [x for x in exp if x not in actual]
+            more = [x for x in actual if x not in exp]
+            extra = (f"; missing {miss}" if miss else "") + (
+                f"; not expected {more}" if more and mode == "exact" else "")
+            if not miss and not more:
+                extra = "; same names, different order"
+        return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=shown,
+                       evidence=ctx.evidence(sf, *(rng or (None, None))),
+                       message=f"{desc}: {len(actual)} members{extra}")

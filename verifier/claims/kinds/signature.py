@@ -1,0 +1,124 @@
+"""signature (VC102): the ordered parameters of a function, method or constructor.
+
+What it checks
+    The parameter names of `symbol`, in order (optionally with defaults):
+    C functions (prototypes in headers, definitions in sources), C++
+    functions/methods/constructors (a class name means its constructors), Python
+    functions/methods (a class means `__init__`, or a dataclass's fields when it
+    has no `__init__`), and pybind11 `__init__`/`.def` with `py::arg(...)`.
+    Overloads: the claim holds when one overload matches.
+Why it matters
+    Lessons show calls; a renamed or reordered parameter breaks readers' code.
+Example
+    symbol = "SensorIMU.__init__", expected = ["model", "sites",
+    "request_state_attributes"]; or expected = [{name = "gravity_vector",
+    default = "Eigen::Vector3d::Zero()"}, ...]
+Evidence used
+    The declaration's lines (the matching overload, else the first one).
+Options
+    `match`: "exact" (default) | "prefix" (the first parameters) | "subset"
+    (these parameters, in this relative order).
+    Python methods are listed without `self`/`cls`; `*args`/`**kwargs` keep
+    their stars; unnamed C/C++ parameters are "".
+"""
+
+from __future__ import annotations
+
+from verifier.claims.kinds._lookup import (file_facts, lookup, missing, need, option, same_value,
+                                           sym_desc)
+from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
+from verifier.facts.model import FileFacts, Param, Sym
+from verifier.results import Verdict
+
+_CALLABLE = {"function", "method", "constructor", "macro"}
+
+
+def callables(facts: FileFacts, symbol: str) -> list[Sym]:
+    found = lookup(facts, symbol)
+    out = [s for s in found if s.kind in _CALLABLE and s.params is not None]
+    for s in found:
+        if s.kind not in ("class", "struct"):
+            continue
+        if facts.lang == "python":
+            init = [c for c in facts.children(s) if c.name == "__init__" and c.params is not None]
+            if init:
+                out.extend(init)
+            elif any(d.split(".")[-1] in ("dataclass", "define", "frozen") for d in s.decorators):
+                fields = [c for c in facts.children(s) if c.kind == "field"]
+                out.append(Sym(name=s.name, kind="dataclass-init", qual=s.qual, start=s.start,
+                               end=s.end, params=tuple(f.params[0] for f in fields if f.params)))
+        else:
+            out.extend(c for c in facts.children(s)
+                       if c.kind == "constructor" and c.params is not None)
+    return out
+
+
+def _expected(claim) -> list[dict]:
+    exp = claim.expected
+    if not isinstance(exp, list):
+        raise ClaimError("signature: `expected` must be a list of parameter names or of "
+                         "{name = ..., default = ...} tables")
+    out = []
+    for item in exp:
+        if isinstance(item, str):
+            out.append({"name": item})
+        elif isinstance(item, dict) and isinstance(item.get("name"), str) and \
+                set(item) <= {"name", "default"}:
+            out.append(item)
+        else:
+            raise ClaimError(f"signature: bad parameter entry {item!r} (a name, or a table "
+                             "with `name` and optional `default`)")
+    return out
+
+
+def _item_ok(e: dict, p: Param) -> bool:
+    if e["name"] != p.name:
+        return False
+    if "default" in e:
+        return same_value(e["default"], p.default) if p.default is not None else e["default"] is None
+    return True
+
+
+def matches(exp: list[dict], params: tuple[Param, ...], mode: str) -> bool:
+    ps = list(params)
+    if mode == "exact":
+        return len(ps) == len(exp) and all(_item_ok(e, p) for e, p in zip(exp, ps, strict=True))
+    if mode == "prefix":
+        return len(ps) >= len(exp) and all(_item_ok(e, p) for e, p in zip(exp, ps, strict=False))
+    it = iter(ps)  # subset, in relative order
+    return all(any(_item_ok(e, p) for p in it) for e in exp)
+
+
+def shown(exp: list[dict], params: tuple[Param, ...]) -> list:
+    with_defaults = any("default" in e for e in exp)
+    if with_defaults:
+        return [{"name": p.name, "default": p.default} if p.default is not None
+                else {"name": p.name} for p in params]
+    return [p.name for p in params]
+
+
+class SignatureKind(ClaimKind):
+    name = "signature"
+    code = "VC102"
+
+    def check(self, claim, ctx: CheckContext) -> Outcome:
+        need(claim, "path", "symbol")
+        mode = option(claim, "match", "exact", ("exact", "prefix", "subset"))
+        exp = _expected(claim)
+        facts, sf = file_facts(claim, ctx)
+        cands = callables(facts, claim.symbol)
+        if not cands:
+            return Outcome(Verdict.DIVERGED, actual=None, evidence=ctx.evidence(sf, None, None),
+                           message=missing(facts, claim.symbol, "function/method/constructor"))
+        for s in cands:
+            if matches(exp, s.params or (), mode):
+                return Outcome(Verdict.VERIFIED, actual=shown(exp, s.params or ()),
+                               evidence=ctx.evidence(sf, *s.head),
+                               message=f"{sym_desc(s)} at line {s.start}"
+                                       + (f" (1 of {len(cands)} overloads)" if len(cands) > 1 else ""))
+        s = cands[0]
+        others = "; ".join(f"line {c.start}: {shown(exp, c.params or ())}" for c in cands[1:])
+        return Outcome(Verdict.DIVERGED, actual=shown(exp, s.params or ()),
+                       evidence=ctx.evidence(sf, *s.head),
+                       message=f"{sym_desc(s)} at line {s.start}"
+                               + (f"; other overloads: {others}" if others else ""))
