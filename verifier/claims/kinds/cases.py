@@ -1,0 +1,152 @@
+"""cases (VC108): the case labels a switch (C/C++) or match (Python) handles,
+and what its default branch does.
+
+What it checks: inside function `symbol`, the switch whose subject is
+`options.switch` (text, compared without whitespace, casts or outer
+parentheses; optional when the function has one switch). `expected` is a table
+with either or both keys:
+
+- `cases`: list of labels (compared as a set by default; a label also matches
+  by its last component, `kA` ~ `Mode::kA`), or a table label -> callee that the
+  label must reach (following fall-through until `break`);
+- `default`: a callee name or text the default branch does (matches a call
+  reached from `default`, or a substring of its statements, whitespace
+  ignored); `false` = there must be no default branch, `true` = there must be one.
+  In Python, `case _:` (or a bare capture pattern) is the default.
+
+Why it matters: lessons enumerate handled modes ("Euler, RK4 and implicit;
+anything else is an error").
+
+Example:
+    kind = "cases"
+    path = "src/engine/engine_forward.c"
+    symbol = "mj_step"
+    expected = { cases = ["mjINT_EULER", "mjINT_RK4", "mjINT_IMPLICIT", "mjINT_IMPLICITFAST"], default = "mjERROR" }
+    [claim.options]
+    switch = "m->opt.integrator"
+
+Evidence used: the switch statement's lines at the pinned blob.
+
+Options: switch, match = "set" (default) | "exact" (same labels in source
+order) | "subset" (expected labels are among the handled ones), overload.
+"""
+
+from __future__ import annotations
+
+from verifier.claims.kinds import _flowsupport as fs
+from verifier.claims.kinds.base import ClaimError, ClaimKind, Outcome
+from verifier.facts import flow
+from verifier.results import Verdict
+
+OPTIONS = {"switch": "switch expression text", "match": "set | exact | subset",
+           "overload": "0-based definition index"}
+
+
+def _norm(label: str) -> str:
+    return "".join(str(label).split())
+
+
+def _label_eq(a: str, b: str) -> bool:
+    a, b = _norm(a), _norm(b)
+    if a == b:
+        return True
+    pa, pb = flow.split_symbol(a), flow.split_symbol(b)
+    return bool(pa and pb and pa[-1] == pb[-1])
+
+
+def _default_does(arm: flow.Arm, want: str) -> bool:
+    if any(c == _norm(want) or flow.short_name(want) == c for c in arm.calls):
+        return True
+    return _norm(want) in _norm(arm.text)
+
+
+class CasesKind(ClaimKind):
+    name = "cases"
+    code = "VC108"
+
+    def check(self, claim, ctx) -> Outcome:
+        fs.check_options(claim, OPTIONS)
+        exp = claim.expected
+        if not isinstance(exp, dict) or not exp or set(exp) - {"cases", "default"}:
+            raise ClaimError("expected must be a table with `cases` (labels, or label = callee) "
+                             f"and/or `default` (callee/text, or true/false), got {exp!r}")
+        cases = exp.get("cases")
+        if cases is not None and not isinstance(cases, dict):
+            cases = fs.str_list(claim, cases, "expected.cases")
+        if isinstance(cases, dict) and not all(isinstance(v, str) for v in cases.values()):
+            raise ClaimError("expected.cases as a table maps label = callee name (strings)")
+        dflt = exp.get("default")
+        if "default" in exp and not isinstance(dflt, (str, bool)):
+            raise ClaimError(f"expected.default must be a callee/text or true/false, got {dflt!r}")
+        mode = claim.options.get("match", "set")
+        if mode not in ("set", "exact", "subset"):
+            raise ClaimError(f"options.match must be set, exact or subset, got {mode!r}")
+        subject = claim.options.get("switch")
+        if subject is not None and not isinstance(subject, str):
+            raise ClaimError("options.switch must be the switch expression's text")
+        src, sf = fs.load(claim, ctx)
+
+        def pick(fn: flow.FunctionDef) -> list[flow.Switch]:
+            sws = flow.switches(src, fn)
+            if subject is None:
+                return sws
+            key = flow._Flow.key(subject)
+            return [s for s in sws if s.subject_key == key or _norm(s.subject) == _norm(subject)
+                    or flow._Flow.key(s.subject) == key]
+
+        fn = fs.function(claim, src, pick)
+        sws = pick(fn)
+        kw = "match" if src.lang == "python" else "switch"
+        if not sws:
+            present = [s.subject for s in flow.switches(src, fn)]
+            raise ClaimError(f"no {kw} " + (f"on `{subject}` " if subject else "")
+                             + f"in {fn.name}" + (f" (it has: {', '.join(present)})"
+                                                  if present else ""))
+        if len(sws) > 1:
+            raise ClaimError(f"{fn.name} has {len(sws)} {kw} statements "
+                             f"({', '.join(s.subject for s in sws)}); set options.switch")
+        sw = sws[0]
+        labels = sw.labels
+        arm_default = sw.default_arm
+        problems: list[str] = []
+        actual: dict = {}
+        if cases is not None:
+            want = list(cases) if isinstance(cases, dict) else cases
+            missing = [w for w in want if not any(_label_eq(w, h) for h in labels)]
+            extra = [h for h in labels if not any(_label_eq(w, h) for w in want)]
+            if missing:
+                problems.append(f"not handled: {', '.join(missing)}")
+            if extra and mode in ("set", "exact"):
+                problems.append(f"also handled: {', '.join(extra)}")
+            if mode == "exact" and not missing and not extra:
+                order = [next(h for h in labels if _label_eq(w, h)) for w in want]
+                if order != [h for h in labels if h in order]:
+                    problems.append("labels are handled in another order")
+            if isinstance(cases, dict):
+                got = {}
+                for w, callee in cases.items():
+                    arm = next((a for a in sw.arms if any(_label_eq(w, lab) for lab in a.labels)),
+                               None)
+                    got[w] = arm.calls if arm else None
+                    if arm is not None and not any(c == flow.short_name(callee) or
+                                                   c == _norm(callee) for c in arm.calls):
+                        problems.append(f"{w} does not reach {callee} (reaches "
+                                        f"{', '.join(arm.calls) or 'no call'})")
+                actual["cases"] = {lab: next((a.calls for a in sw.arms if lab in a.labels), [])
+                                   for lab in labels}
+            else:
+                actual["cases"] = labels
+        if "default" in exp:
+            actual["default"] = arm_default.text if arm_default else None
+            if isinstance(dflt, bool):
+                if dflt != (arm_default is not None):
+                    problems.append("has a default branch" if arm_default else "no default branch")
+            elif arm_default is None:
+                problems.append("no default branch")
+            elif not _default_does(arm_default, dflt):
+                problems.append(f"default does not do {dflt!r} (calls "
+                                f"{', '.join(arm_default.calls) or 'nothing'})")
+        start, end = flow.lines_of(sw.node)
+        return Outcome(Verdict.DIVERGED if problems else Verdict.VERIFIED, actual=actual,
+                       evidence=ctx.evidence(sf, start, end),
+                       message="; ".join(problems) or None)

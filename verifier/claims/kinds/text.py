@@ -1,0 +1,87 @@
+"""text (VC110): a regular expression inside a function or a whole file.
+
+What it checks: whether `options.pattern` (Python `re` syntax, searched, not
+anchored) occurs in the pinned file, or only inside the definition of `symbol`
+when given (all definitions of that name when there are overloads, unless
+`options.overload` picks one). `expected` = true (must match) / false (must not).
+
+Why it matters: the escape hatch for facts no structured kind captures, e.g. a
+lesson noting that the source still carries `TODO: handle use_mujoco_cpu`.
+
+Example:
+    kind = "text"
+    path = "newton/_src/solvers/mujoco/solver_mujoco.py"
+    expected = true
+    [claim.options]
+    pattern = 'TODO: handle use_mujoco_cpu'
+
+Evidence used: the lines of the first match (or of the searched scope when
+there is none) at the pinned blob.
+
+Options: pattern (required), flags (any of "i", "m", "s", "x"), overload.
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifier.claims.kinds import _flowsupport as fs
+from verifier.claims.kinds.base import ClaimError, ClaimKind, Outcome
+from verifier.facts import flow
+from verifier.results import Verdict
+
+OPTIONS = {"pattern": "regular expression", "flags": "i, m, s, x", "overload": "0-based definition index"}
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+
+
+class TextKind(ClaimKind):
+    name = "text"
+    code = "VC110"
+
+    def check(self, claim, ctx) -> Outcome:
+        fs.check_options(claim, OPTIONS, required=("pattern",))
+        if not isinstance(claim.expected, bool):
+            raise ClaimError(f"expected must be true (pattern must occur) or false (must not), "
+                             f"got {claim.expected!r}")
+        pattern, flags = claim.options["pattern"], claim.options.get("flags", "")
+        if not isinstance(pattern, str) or not pattern:
+            raise ClaimError("options.pattern must be a non-empty regular expression string")
+        if not isinstance(flags, str) or any(f not in _FLAGS for f in flags):
+            raise ClaimError(f"options.flags must be letters from 'imsx', got {flags!r}")
+        fl = 0
+        for f in flags:
+            fl |= _FLAGS[f]
+        try:
+            rx = re.compile(pattern, fl)
+        except re.error as exc:
+            raise ClaimError(f"options.pattern is not a valid regular expression: {exc}") from None
+
+        path = fs.need(claim, "path")
+        text, sf = ctx.source(path)
+        data = text.encode("utf-8")
+        if claim.symbol:
+            src = flow.parse_source(path, data, sf.blob)
+            if claim.options.get("overload") is not None:
+                scopes = [fs.function(claim, src)]
+            else:
+                scopes = flow.find_functions(src, claim.symbol)
+                if not scopes:
+                    fs.function(claim, src)  # raises the 'no definition' error
+            ranges = [(f.node.start_byte, f.node.end_byte, f.start, f.end) for f in scopes]
+        else:
+            ranges = [(0, len(data), 1, text.count("\n") + 1)]
+        hit = None
+        for start_b, end_b, _, _ in ranges:
+            chunk = data[start_b:end_b].decode("utf-8", errors="replace")
+            m = rx.search(chunk)
+            if m:
+                before = data[:start_b].count(b"\n") + chunk[:m.start()].count("\n") + 1
+                hit = (before, before + m.group(0).count("\n"))
+                break
+        found = hit is not None
+        lines = hit if hit else (ranges[0][2], ranges[-1][3])
+        ok = found == claim.expected
+        scope = f"`{claim.symbol}`" if claim.symbol else path
+        msg = None if ok else (f"pattern {'not found' if not found else 'found'} in {scope}")
+        return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=found,
+                       evidence=ctx.evidence(sf, lines[0], lines[1]), message=msg)
