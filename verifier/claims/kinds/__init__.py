@@ -7,7 +7,11 @@ from verifier.claims.kinds.base import REGISTRY, ClaimKind, CheckContext, Outcom
 from verifier.claims.kinds import branch  # noqa: F401,E402  VC107
 from verifier.claims.kinds import call_order  # noqa: F401,E402  VC106
 from verifier.claims.kinds import cases  # noqa: F401,E402  VC108
+from verifier.claims.kinds import default  # noqa: F401,E402  VC103
+from verifier.claims.kinds import enum  # noqa: F401,E402  VC104
 from verifier.claims.kinds import expression  # noqa: F401,E402  VC109
+from verifier.claims.kinds import members  # noqa: F401,E402  VC105
 from verifier.claims.kinds import runtime  # noqa: F401,E402  VC111
+from verifier.claims.kinds import signature  # noqa: F401,E402  VC102
 from verifier.claims.kinds import symbol  # noqa: F401,E402  VC101
 from verifier.claims.kinds import text  # noqa: F401,E402  VC110
