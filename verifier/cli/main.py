@@ -11,7 +11,7 @@ import traceback
 from types import ModuleType
 
 from verifier import __version__
-from verifier.cli import cache_cmd, lock_cmd, sources_cmd, sync_cmd, verify_cmd
+from verifier.cli import cache_cmd, lock_cmd, sources_cmd, sync_cmd, upgrade_cmd, verify_cmd
 from verifier.cli import check_cmd  # claims
 from verifier.cli import env_cmd  # runtime environments
 from verifier.cli.common import add_global, err_console
@@ -25,6 +25,7 @@ COMMANDS: list[tuple[str, ModuleType]] = [
     ("sources", sources_cmd),
     ("lock", lock_cmd),
     ("cache", cache_cmd),
+    ("upgrade", upgrade_cmd),
     ("env", env_cmd),
     ("check", check_cmd),
 ]

@@ -1,0 +1,57 @@
+"""Claims re-run against the new version: the verdicts that change.
+
+Both runs use `run_check` (claims-core contract): once with the project as
+pinned, once with the in-memory project whose pins point at the new version."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from verifier.upgrade.model import ClaimChange, ClaimsRun
+
+if TYPE_CHECKING:
+    from verifier.project import LessonDoc, Project
+    from verifier.results import ClaimResult
+
+
+def _key(r: "ClaimResult") -> tuple[str, str, str]:
+    return (r.course or "", r.lesson, r.id)
+
+
+def diff_results(old: list["ClaimResult"], new: list["ClaimResult"]) -> list[ClaimChange]:
+    """Claims whose verdict differs (a claim only one side has counts as changed)."""
+    olds = {_key(r): r for r in old}
+    news = {_key(r): r for r in new}
+    out: list[ClaimChange] = []
+    for key in sorted(set(olds) | set(news)):
+        o, n = olds.get(key), news.get(key)
+        ov = o.verdict.value if o else "absent"
+        nv = n.verdict.value if n else "absent"
+        if ov == nv:
+            continue
+        ref = n or o
+        assert ref is not None
+        out.append(ClaimChange(
+            id=ref.id, course=ref.course, lesson=ref.lesson, kind=ref.kind,
+            old_verdict=ov, new_verdict=nv, expected=ref.expected,
+            old_actual=o.actual if o else None, new_actual=n.actual if n else None,
+            old_message=o.message if o else None, new_message=n.message if n else None))
+    return out
+
+
+def rerun(old_project: "Project", new_project: "Project", lessons: "list[LessonDoc]",
+          upstream: str) -> tuple[ClaimsRun, list[ClaimChange]]:
+    try:
+        from verifier.claims.check import run_check
+    except ImportError as exc:
+        return ClaimsRun(ran=False, reason=f"claims engine not available ({exc})"), []
+    old = run_check(old_project, lessons, upstream=upstream)
+    new = run_check(new_project, lessons, upstream=upstream)
+    changes = diff_results(old, new)
+    return ClaimsRun(ran=True, old_total=len(old), new_total=len(new), changed=len(changes),
+                     old_verdicts=dict(sorted(Counter(r.verdict.value for r in old).items())),
+                     new_verdicts=dict(sorted(Counter(r.verdict.value for r in new).items()))), changes
+
+
+__all__ = ["diff_results", "rerun"]

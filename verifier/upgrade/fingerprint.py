@@ -1,0 +1,39 @@
+"""Fingerprint of the lines a permalink cites: sha256 of the cited lines with
+whitespace collapsed (runs of blanks -> one space, ends stripped), joined by "\\n".
+
+The same definition as lint's permalink fingerprints, so a fingerprint lint
+recorded at the old pin compares with one computed here at the new version.
+Whitespace-only edits (re-indentation) keep the fingerprint; any token change
+alters it."""
+
+from __future__ import annotations
+
+import hashlib
+
+
+def normalise_line(line: str) -> str:
+    return " ".join(line.split())
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as GitHub numbers them (1-based `#Ln` is index n-1)."""
+    return text.splitlines()
+
+
+def cited(lines: list[str], start: int, end: int | None = None) -> list[str] | None:
+    """Lines start..end (1-based, inclusive), or None when the range is outside the file."""
+    end = start if end is None else end
+    if start < 1 or end < start or end > len(lines):
+        return None
+    return lines[start - 1:end]
+
+
+def fingerprint_lines(lines: list[str]) -> str:
+    joined = "\n".join(normalise_line(ln) for ln in lines)
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()
+
+
+def fingerprint(text: str, start: int, end: int | None = None) -> str | None:
+    """Fingerprint of lines start..end of text, or None when the range is outside it."""
+    got = cited(split_lines(text), start, end)
+    return None if got is None else fingerprint_lines(got)

@@ -1,0 +1,134 @@
+"""Relocate one cited line range from the old version of a file to the new one.
+
+Order: (1) the line map (git diff hunks or difflib alignment) carries every
+cited line to a contiguous new range -> `unchanged` / `moved`; (2) the exact
+(whitespace-normalised) block occurs elsewhere -> `moved` when it occurs once,
+`ambiguous` when several times; (3) otherwise `changed`: the range is
+suggested from the line map, or from the enclosing symbol (symbol fallback)
+when the map puts it outside that symbol. A `changed` range is never a
+relocation: it is a suggestion for the author."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from verifier.upgrade import symbols as sy
+from verifier.upgrade.fingerprint import fingerprint_lines, normalise_line
+from verifier.upgrade.linemap import LineMap, from_alignment
+from verifier.upgrade.model import LinkStatus
+
+# A block this small is not relocated by searching the whole file (a lone `}`
+# or `return x;` found elsewhere is not the cited code); the line map may still
+# carry it.
+MIN_SEARCH_LINES = 3
+MIN_SEARCH_CHARS = 40
+MAX_DIFF_LINES = 40
+
+
+@dataclass
+class Relocation:
+    status: LinkStatus
+    start: int | None = None
+    end: int | None = None
+    suggested: tuple[int, int] | None = None
+    method: str | None = None
+    symbol: str | None = None
+    old_fingerprint: str | None = None
+    new_fingerprint: str | None = None
+    detail: str = ""
+    diff: list[str] | None = None
+
+
+def _find_block(new_norm: list[str], block: list[str]) -> list[int]:
+    k = len(block)
+    if k == 0:
+        return []
+    first = block[0]
+    return [i + 1 for i in range(len(new_norm) - k + 1)
+            if new_norm[i] == first and new_norm[i:i + k] == block]
+
+
+def _diff(old: list[str], new: list[str]) -> list[str]:
+    out = list(difflib.unified_diff(old, new, "old", "new", n=1, lineterm=""))[2:]
+    if len(out) > MAX_DIFF_LINES:
+        out = out[:MAX_DIFF_LINES] + [f"... ({len(out) - MAX_DIFF_LINES} more diff lines)"]
+    return out
+
+
+def relocate(old_text: str, new_text: str, start: int, end: int | None, *,
+             old_path: str = "", new_path: str = "", linemap: LineMap | None = None,
+             old_data: bytes | None = None, new_data: bytes | None = None) -> Relocation:
+    end = start if end is None else end
+    old_lines = old_text.splitlines()
+    new_lines = new_text.splitlines()
+    if start < 1 or end < start or end > len(old_lines):
+        return Relocation(LinkStatus.SKIPPED, detail=f"range L{start}-L{end} is outside the "
+                          f"cited file at the old pin ({len(old_lines)} lines); lint reports it")
+    block = old_lines[start - 1:end]
+    fp_old = fingerprint_lines(block)
+    lm = linemap or from_alignment(old_lines, new_lines)
+
+    def at(s: int, e: int) -> str | None:
+        return fingerprint_lines(new_lines[s - 1:e]) if 1 <= s <= e <= len(new_lines) else None
+
+    mapped = [lm.get(x) for x in range(start, end + 1)]
+    if all(m is not None for m in mapped) and all(
+            b == a + 1 for a, b in zip(mapped, mapped[1:])):  # type: ignore[operator]
+        s, e = mapped[0], mapped[-1]
+        fp_new = at(s, e)  # type: ignore[arg-type]
+        if fp_new == fp_old:
+            same = (s, e) == (start, end) and old_path == new_path
+            return Relocation(LinkStatus.UNCHANGED if same else LinkStatus.MOVED, s, e,
+                              method=lm.method, old_fingerprint=fp_old, new_fingerprint=fp_new)
+
+    norm_block = [normalise_line(x) for x in block]
+    new_norm = [normalise_line(x) for x in new_lines]
+    searchable = (len(block) >= MIN_SEARCH_LINES
+                  or sum(len(x.replace(" ", "")) for x in norm_block) >= MIN_SEARCH_CHARS)
+    hits = _find_block(new_norm, norm_block) if searchable else []
+    if len(hits) == 1:
+        s = hits[0]
+        e = s + len(block) - 1
+        same = (s, e) == (start, end) and old_path == new_path
+        return Relocation(LinkStatus.UNCHANGED if same else LinkStatus.MOVED, s, e,
+                          method="search", old_fingerprint=fp_old, new_fingerprint=at(s, e),
+                          detail="the cited lines occur once in the new version")
+    guess = (lm.estimate(start), max(lm.estimate(start), lm.estimate(end)))
+    if len(hits) > 1:
+        near = sorted(hits, key=lambda h: (abs(h - guess[0]), h))
+        return Relocation(LinkStatus.AMBIGUOUS, suggested=(near[0], near[0] + len(block) - 1),
+                          method="search", old_fingerprint=fp_old,
+                          detail=f"the cited lines occur {len(hits)} times in the new version "
+                                 f"(at lines {', '.join(map(str, hits[:8]))}); the one nearest "
+                                 "the aligned position is suggested")
+
+    # changed: suggest a range (line map, or the symbol fallback)
+    method, symbol, suggested, gone = lm.method, None, guess, False
+    if old_data is None:
+        old_data = old_text.encode()
+    if new_data is None:
+        new_data = new_text.encode()
+    old_syms = sy.symbols(old_path or new_path, old_data)
+    anchor = sy.anchor(old_syms, start, end)
+    if anchor is not None:
+        new_syms = sy.symbols(new_path or old_path, new_data)
+        twin = sy.find(new_syms, anchor.name, sy.ordinal_of(old_syms, anchor))
+        if twin is not None:
+            symbol = anchor.name
+            if not (twin.start <= guess[0] <= twin.end):
+                suggested = sy.suggest(anchor, twin, start, end)
+                method = "symbol"
+        else:
+            symbol, gone = anchor.name, True
+    suggested = (max(1, min(suggested[0], len(new_lines) or 1)),
+                 max(1, min(suggested[1], len(new_lines) or 1)))
+    new_block = new_lines[suggested[0] - 1:suggested[1]]
+    detail = "the cited lines changed at the new version; review the suggested range"
+    if symbol and method == "symbol":
+        detail += f" (placed relative to `{symbol}`)"
+    elif gone:
+        detail += f"; `{symbol}` no longer exists in this file"
+    return Relocation(LinkStatus.CHANGED, suggested=suggested, method=method, symbol=symbol,
+                      old_fingerprint=fp_old, new_fingerprint=fingerprint_lines(new_block),
+                      detail=detail, diff=_diff(block, new_block))

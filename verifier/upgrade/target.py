@@ -1,0 +1,235 @@
+"""Acquire the new version of one upstream: resolve REF (commit, tag or version)
+and build an in-memory project whose pins point at it.
+
+Identity of the new version, said in the report:
+- `git`: a git provider (a configured mirror, the cached clone, or the remote
+  when online) holds the commit; files are the blobs of its tree.
+- `release`: the release's wheel (same `WheelSource` as the source layer, with
+  the requirement bumped to the new version); no git tree. Without `--commit`
+  the commit is unknown and `--write` refuses.
+
+The new project never sees the old lock entry of the upstream, and the old
+project is untouched, so no comparison mixes the two versions."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+
+from verifier.errors import AcquisitionError, UsageError
+from verifier.pins import SHA40, Lock, Upstream, Wheel
+from verifier.project import Project
+from verifier.sources.gitstore import GitRepo, PartialClone, is_local, local_path
+from verifier.sources.wheel import WheelSource
+from verifier.upgrade.model import VersionIdentity
+
+_VERSION = re.compile(r"^v?(\d+(?:\.\d+)*(?:[.-]?(?:a|b|rc|post|dev)\d*)?)$")
+
+
+@dataclass
+class Target:
+    identity: VersionIdentity
+    upstream: Upstream            # the derived upstream (in memory)
+    project: Project              # a project whose pins point at the new version
+    repo: GitRepo | None = None   # a repository holding the new commit (git identity)
+    repo_label: str | None = None
+
+
+def version_of(ref: str) -> str | None:
+    m = _VERSION.match(ref)
+    return m.group(1) if m else None
+
+
+def _git_candidates(project: Project, up: Upstream) -> list[tuple[str, GitRepo]]:
+    """Local repositories that may hold the new commit: mirrors, the cached clone."""
+    out: list[tuple[str, GitRepo]] = []
+    providers = project.config.providers
+    if "mirror" in providers:
+        for where in project.config.mirrors.get(up.name, []):
+            if is_local(where) and local_path(where).exists():
+                try:
+                    out.append((f"mirror:{where}", GitRepo(local_path(where))))
+                except AcquisitionError as exc:
+                    project.notify and project.notify(f"{up.name}: mirror {where}: {exc.message}")
+    if "git" in providers:
+        clone_dir = project.store.root / "git" / (up.slug.replace("/", "+") + ".git")
+        if (clone_dir / "HEAD").exists():
+            try:
+                out.append((f"git:{up.repo}", PartialClone(clone_dir, up.repo,
+                                                           project.config.git_timeout)))
+            except AcquisitionError:
+                pass
+    return out
+
+
+def _tag_commit(repo: GitRepo, tag: str) -> str | None:
+    try:
+        sha = repo.repo.git.rev_parse("--verify", "-q", f"refs/tags/{tag}^{{commit}}")
+    except Exception:  # noqa: BLE001 - gitpython raises GitCommandError for unknown refs
+        return None
+    return sha.strip() if SHA40.match(sha.strip()) else None
+
+
+def _remote_tag(url: str, tag: str, timeout: float) -> str | None:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}
+    try:
+        proc = subprocess.run(["git", "ls-remote", "--tags", url, f"refs/tags/{tag}",
+                               f"refs/tags/{tag}^{{}}"], capture_output=True, text=True,
+                              timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return None
+    if proc.returncode != 0:
+        return None
+    refs = dict(reversed(line.split("\t", 1)) for line in proc.stdout.splitlines() if "\t" in line)
+    sha = refs.get(f"refs/tags/{tag}^{{}}") or refs.get(f"refs/tags/{tag}")
+    return sha if sha and SHA40.match(sha) else None
+
+
+def _find_git(project: Project, up: Upstream, ref: str, commit: str | None,
+              tried: list[str]) -> tuple[str, str | None, GitRepo, str] | None:
+    """(commit, tag, repo, label) of the new version in a git provider, or None."""
+    is_sha = bool(SHA40.match(ref))
+    tags = [] if is_sha else list(dict.fromkeys([ref] + ([f"v{ref}"] if not ref.startswith("v")
+                                                         else [])))
+    local = _git_candidates(project, up)
+    for label, repo in local:
+        if is_sha or commit:
+            want = ref if is_sha else commit
+            if repo.has_commit(want):  # type: ignore[arg-type]
+                tag = next((t for t in tags if _tag_commit(repo, t) == want), None)
+                return want, tag, repo, label  # type: ignore[return-value]
+            tried.append(f"{label} lacks {want[:7]}")  # type: ignore[index]
+        else:
+            for t in tags:
+                sha = _tag_commit(repo, t)
+                if sha and repo.has_commit(sha):
+                    return sha, t, repo, label
+            tried.append(f"{label} has no tag {' or '.join(tags)}")
+    if "git" in project.config.providers and not project.config.offline:
+        want, tag = (ref if is_sha else commit), None
+        if want is None:
+            for t in tags:
+                want = _remote_tag(up.repo, t, project.config.git_timeout)
+                if want:
+                    tag = t
+                    break
+            if want is None:
+                tried.append(f"git:{up.repo} has no tag {' or '.join(tags)} (or is unreachable)")
+                return None
+        clone_dir = project.store.root / "git" / (up.slug.replace("/", "+") + ".git")
+        try:
+            with project.store.lock(f"git-{up.slug}"):
+                clone = PartialClone(clone_dir, up.repo, project.config.git_timeout)
+                clone.ensure_commit(want)
+            return want, tag, clone, f"git:{up.repo}"
+        except AcquisitionError as exc:
+            tried.append(exc.message)
+    elif project.config.offline:
+        tried.append("git remote not tried (--offline)")
+    return None
+
+
+def _bump(req: str, names: set[str], version: str) -> str:
+    name, sep, _ = req.partition("==")
+    return f"{name}=={version}" if sep and name.lower() in names else req
+
+
+def derive(up: Upstream, *, commit: str, version: str | None, tag: str | None,
+           keep_wheels: bool) -> Upstream:
+    names = {w.name.lower() for w in up.wheel}
+    wheels: list[Wheel] = []
+    runtime = list(up.runtime)
+    if version is not None:
+        wheels = [w.model_copy(update={"requirement": _bump(w.requirement, names, version)})
+                  for w in up.wheel] if keep_wheels else []
+        runtime = [_bump(r, names, version) for r in up.runtime]
+    return up.model_copy(update={"commit": commit, "version": version or up.version,
+                                 "tag": tag if tag is not None else None,
+                                 "wheel": wheels, "runtime": runtime})
+
+
+def synthetic_commit(name: str, version: str) -> str:
+    """A stand-in commit for a release whose commit is unknown (never written anywhere)."""
+    return hashlib.sha1(f"verifier-upgrade-release:{name}:{version}".encode()).hexdigest()
+
+
+def _project_for(project: Project, up: Upstream, *, providers: list[str],
+                 mirrors: dict[str, list[str]] | None = None) -> Project:
+    pins = project.pins.model_copy(update={"upstream": {**project.pins.upstream, up.name: up}})
+    lock = Lock(upstream={k: v for k, v in project.lock.upstream.items() if k != up.name})
+    config = project.config.model_copy(deep=True)
+    config.providers = providers  # type: ignore[assignment]
+    if mirrors is not None:
+        config.mirrors = mirrors
+    return Project(pins=pins, lock=lock, config=config, store=project.store,
+                   lock_path=project.lock_path, notify=project.notify)
+
+
+def resolve_target(project: Project, name: str, ref: str, *, commit: str | None = None,
+                   version: str | None = None, via: str = "auto") -> Target:
+    up = project.pins.get(name)
+    ref = ref.strip()
+    if not ref:
+        raise UsageError("--to needs a commit SHA, a tag or a version")
+    if re.fullmatch(r"[0-9a-fA-F]{7,39}", ref) and not version_of(ref):
+        raise UsageError(f"--to {ref}: give the full 40-hex commit SHA")
+    if commit is not None and not SHA40.match(commit):
+        raise UsageError(f"--commit {commit!r}: expected a full 40-hex lowercase SHA")
+    is_sha = bool(SHA40.match(ref))
+    new_version = version or (None if is_sha else version_of(ref))
+    if (is_sha and ref == up.commit) or (not is_sha and new_version == up.version
+                                          and commit in (None, up.commit)):
+        raise UsageError(f"{name} is already pinned at {ref}")
+    tried: list[str] = []
+
+    if via in ("auto", "git"):
+        found = _find_git(project, up, ref, commit, tried)
+        if found is not None:
+            sha, tag, repo, label = found
+            new_up = derive(up, commit=sha, version=new_version, tag=tag,
+                            keep_wheels=new_version is not None)
+            providers = list(project.config.providers)
+            mirrors = dict(project.config.mirrors)
+            if label.startswith("mirror:"):
+                # the mirror holds the commit: no need to ask the network
+                providers = [p for p in providers if p != "git"]
+                where = label.split(":", 1)[1]
+                mirrors[name] = [where] + [m for m in mirrors.get(name, []) if m != where]
+            new_project = _project_for(project, new_up, providers=providers, mirrors=mirrors)
+            ident = VersionIdentity(upstream=name, commit=sha, version=new_version,
+                                    tag=new_up.tag, identity="git", provider=label,
+                                    wheels=[w.requirement for w in new_up.wheel])
+            return Target(ident, new_up, new_project, repo, label)
+
+    if via in ("auto", "wheel"):
+        if not up.wheel:
+            raise AcquisitionError(
+                f"cannot acquire {name} at {ref}: no git provider holds it "
+                f"({'; '.join(tried) or 'none configured'}) and pins.toml maps no wheel "
+                f"for {name}")
+        if new_version is None:
+            raise UsageError(f"--to {ref} is a commit that no git provider holds; to compare "
+                             f"{name}'s wheel files pass --to VERSION (and --commit {ref})")
+        new_up = derive(up, commit=commit or synthetic_commit(name, new_version),
+                        version=new_version, tag=None, keep_wheels=True)
+        errors = []
+        for w in new_up.wheel:
+            ws = WheelSource(project.store, w, offline=project.config.offline,
+                             index_url=project.config.index_url)
+            if not ws.files():
+                errors.append(ws.error or f"{w.requirement} maps no file")
+        if errors:
+            raise AcquisitionError(f"cannot acquire {name} {new_version}: " + "; ".join(errors)
+                                   + (f" (git: {'; '.join(tried)})" if tried else ""))
+        new_project = _project_for(project, new_up, providers=["wheel"])
+        ident = VersionIdentity(upstream=name, commit=commit, version=new_version,
+                                identity="release",
+                                provider=", ".join(f"wheel:{w.requirement}" for w in new_up.wheel),
+                                wheels=[w.requirement for w in new_up.wheel])
+        return Target(ident, new_up, new_project)
+
+    raise AcquisitionError(f"cannot acquire {name} at {ref} through git: "
+                           f"{'; '.join(tried) or 'no git provider configured'}")
