@@ -1,0 +1,97 @@
+"""Claims re-run against the new version; read-only (git-hosted) courses."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.upgrade.fixture import build
+from verifier.project import load_project
+from verifier.results import ClaimResult, Verdict
+from verifier.upgrade import run_upgrade
+from verifier.upgrade.claims import diff_results
+
+CLAIMS = '''lesson = "docs/lesson.md"
+upstream = "demo"
+
+[[claim]]
+id = "legacy-exists"
+fragment = "| legacy |"
+kind = "symbol"
+path = "pkg/gone.py"
+symbol = "legacy_entry_point"
+expected = true
+
+[[claim]]
+id = "step-exists"
+fragment = "the C loop"
+kind = "symbol"
+path = "src/engine.c"
+symbol = "demo_step"
+expected = true
+'''
+
+
+@pytest.fixture
+def fx(tmp_path, monkeypatch):
+    f = build(tmp_path)
+    monkeypatch.setenv("VERIFIER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("VERIFIER_PROVIDERS", "mirror")
+    monkeypatch.setenv("VERIFIER_MIRRORS", f"demo={f.repo.path}")
+    (f.root / "claims" / "course").mkdir(parents=True)
+    (f.root / "claims" / "course" / "lesson.toml").write_text(CLAIMS)
+    return f
+
+
+def test_claim_verdict_change_is_reported_with_old_and_new_fact(fx):
+    report = run_upgrade(load_project(fx.pins), "demo", fx.v2, version="2.0.0")
+    assert report.claims.ran and report.claims.old_total == 2 and report.claims.new_total == 2
+    changes = [c for ls in report.lessons for c in ls.claims]
+    assert [c.id for c in changes] == ["course/lesson/legacy-exists"]
+    c = changes[0]
+    assert (c.old_verdict, c.new_verdict, c.old_actual) == ("verified", "unavailable", True)
+    assert report.claims.old_verdicts == {"verified": 2}
+    assert report.claims.new_verdicts == {"unavailable": 1, "verified": 1}
+    assert any("legacy-exists verified -> unavailable" in s for s in report.left_for_author)
+
+
+def test_pins_toml_untouched_without_write(fx):
+    before = fx.pins.read_bytes()
+    run_upgrade(load_project(fx.pins), "demo", fx.v2, version="2.0.0")
+    assert fx.pins.read_bytes() == before
+    assert not (fx.root / "pins.lock").exists()
+
+
+def _r(cid: str, verdict: Verdict, actual=None) -> ClaimResult:
+    return ClaimResult(id=cid, lesson="docs/l.md", line=1, upstream="u", kind="default",
+                       verdict=verdict, expected="0.5", actual=actual, course="c")
+
+
+def test_diff_results_only_changed_verdicts():
+    old = [_r("a", Verdict.VERIFIED, "0.5"), _r("b", Verdict.VERIFIED, "1"),
+           _r("c", Verdict.DIVERGED, "2")]
+    new = [_r("a", Verdict.DIVERGED, "0.25"), _r("b", Verdict.VERIFIED, "1"),
+           _r("c", Verdict.DIVERGED, "3"), _r("d", Verdict.VERIFIED)]
+    out = diff_results(old, new)
+    assert [(c.id, c.old_verdict, c.new_verdict) for c in out] == [
+        ("a", "verified", "diverged"), ("d", "absent", "verified")]
+    assert (out[0].old_actual, out[0].new_actual) == ("0.5", "0.25")
+
+
+def test_git_hosted_course_is_read_only(fx, tmp_path):
+    from tests.helpers_upstream import git, make_git_repo
+
+    course_repo = make_git_repo(tmp_path / "course-repo",
+                                {"docs/lesson.md": fx.lesson.read_text()})
+    text = fx.pins.read_text().replace(
+        '[course.course]\npath = "course"',
+        f'[course.course]\ngit = "{course_repo.url}"\ncommit = "{course_repo.head}"')
+    fx.pins.write_text(text)
+    git(course_repo.path, "config", "uploadpack.allowFilter", "true")
+    report = run_upgrade(load_project(fx.pins), "demo", fx.v2, version="2.0.0", write=True,
+                         claims=False)
+    assert all(ls.read_only for ls in report.lessons)
+    assert not any(lk.written for ls in report.lessons for lk in ls.links)
+    assert any("read-only" in n for n in report.notes)
+    assert any("read-only course" in s for s in report.left_for_author)
+    assert course_repo.blob("docs/lesson.md")  # the course repository is not touched
+    assert "blob/" + fx.v1 in (course_repo.path / "docs/lesson.md").read_text()
