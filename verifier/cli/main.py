@@ -14,6 +14,7 @@ from verifier import __version__
 from verifier.cli import cache_cmd, lock_cmd, sources_cmd, sync_cmd, upgrade_cmd, verify_cmd
 from verifier.cli import check_cmd  # claims
 from verifier.cli import env_cmd  # runtime environments
+from verifier.cli import lint_cmd, rules_cmd  # lint
 from verifier.cli.common import add_global, err_console
 from verifier.errors import VerifierError
 from verifier.exitcodes import ExitCode
@@ -25,6 +26,8 @@ COMMANDS: list[tuple[str, ModuleType]] = [
     ("sources", sources_cmd),
     ("lock", lock_cmd),
     ("cache", cache_cmd),
+    ("lint", lint_cmd),
+    ("rules", rules_cmd),
     ("upgrade", upgrade_cmd),
     ("env", env_cmd),
     ("check", check_cmd),

@@ -1,0 +1,79 @@
+"""What every lint rule shares: the rule contract and the per-run context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from verifier.lessons import Lesson
+from verifier.results import Finding, Severity
+
+if TYPE_CHECKING:
+    from verifier.facts.symbols import SymbolIndex
+    from verifier.lint.config import LintConfig
+    from verifier.pins import Upstream
+    from verifier.project import LessonDoc, Project
+    from verifier.sources.models import SourceFile
+
+UNAVAILABLE = "source-unavailable"
+
+
+@dataclass
+class LintContext:
+    project: "Project"
+    config: "LintConfig"
+    _indexes: dict[str, "SymbolIndex"] = field(default_factory=dict)
+    _texts: dict[tuple[str, str], tuple["SourceFile", str | None]] = field(default_factory=dict)
+
+    def index(self, upstream: str) -> "SymbolIndex":
+        if upstream not in self._indexes:
+            from verifier.facts.symbols import build_index
+
+            self._indexes[upstream] = build_index(self.project, upstream)
+        return self._indexes[upstream]
+
+    def source(self, upstream: str, path: str) -> tuple["SourceFile", str | None]:
+        key = (upstream, path)
+        if key not in self._texts:
+            self._texts[key] = self.project.sources.text(upstream, path)
+        return self._texts[key]
+
+    def upstream(self, name: str) -> "Upstream":
+        return self.project.pins.get(name)
+
+    def course_partial(self, course: str) -> bool:
+        c = self.config.course.get(course)
+        return bool(c and c.partial)
+
+
+class Rule:
+    """Subclasses set `name`, `code`, a docstring (one paragraph: `verifier rules`),
+    and implement `check`."""
+
+    name: ClassVar[str]
+    code: ClassVar[str]
+
+    def check(self, ctx: LintContext, doc: "LessonDoc", lesson: Lesson) -> list[Finding]:
+        raise NotImplementedError  # pragma: no cover
+
+    @classmethod
+    def doc(cls) -> str:
+        return " ".join((cls.__doc__ or "").split())
+
+    def finding(self, doc: "LessonDoc", line: int, message: str, *,
+                severity: Severity = Severity.ERROR, upstream: str | None = None,
+                target: str | None = None, fingerprint: str | None = None,
+                end_line: int | None = None, **data: Any) -> Finding:
+        return Finding(rule=self.name, code=self.code, severity=severity, path=doc.path,
+                       course=doc.course, line=line, message=message, upstream=upstream,
+                       target=target, fingerprint=fingerprint, end_line=end_line,
+                       data=data)
+
+    def unavailable(self, doc: "LessonDoc", line: int, upstream: str, item: str,
+                    why: str, **data: Any) -> Finding:
+        """Something this rule could not check because its source is unavailable at
+        pinned identity. run_lint folds these into one `source-unavailable` finding per
+        lesson and upstream."""
+        return Finding(rule=UNAVAILABLE, code="", severity=Severity.WARNING, path=doc.path,
+                       course=doc.course, line=line, message=why, upstream=upstream,
+                       target=item, data={"origin": self.name, **data})

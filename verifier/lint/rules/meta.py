@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+from verifier.lint.base import Rule
+
+
+class SuppressionUnused(Rule):
+    """A suppression (lint.toml `[[suppress]]` entry or inline
+    `<!-- verifier: ignore NAME -->`) that silences no finding is reported, so
+    suppressions do not outlive the text or the upstream API they were written for."""
+
+    name = "suppression-unused"
+    code = "VL108"
+
+    def check(self, ctx, doc, lesson):  # derived in run_lint
+        return []
+
+
+class SourceUnavailable(Rule):
+    """What a rule could not check because the upstream files it needs are not
+    available at pinned identity (or the course copy is partial) is reported once per
+    lesson and upstream, listing what went unchecked and why - never as a pass."""
+
+    name = "source-unavailable"
+    code = "VL109"
+
+    def check(self, ctx, doc, lesson):  # derived in run_lint
+        return []
