@@ -45,6 +45,9 @@ _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9.+!_-]+)$")
 
 # Import names that differ from the distribution name (the default is name with '-' -> '_').
 IMPORT_NAMES = {"drake": "pydrake", "warp-lang": "warp", "pyyaml": "yaml"}
+# What the runner imports up front, so the batch pays it once (pydrake's top-level
+# package is nearly empty; its submodules are the import cost).
+PRELOAD = {"drake": "pydrake.all"}
 
 
 class RuntimeEnvError(VerifierError):
@@ -89,7 +92,7 @@ class EnvSpec:
         names = []
         for req in self.requirements:
             dist = re.split(r"[=<>!~\[;\s]", req.strip(), maxsplit=1)[0]
-            names.append(import_name(dist))
+            names.append(PRELOAD.get(canonical(dist), import_name(dist)))
         return names
 
     @property

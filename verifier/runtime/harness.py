@@ -134,7 +134,9 @@ def main(argv):
     error = None
     for mod in batch.get("modules", []):
         try:
-            preload[mod.split(".")[0]] = importlib.import_module(mod)
+            importlib.import_module(mod)
+            top = mod.split(".")[0]
+            preload[top] = sys.modules[top]
         except BaseException as exc:  # noqa: BLE001 - reported to the parent
             error = "import %s failed: %s: %s" % (mod, type(exc).__name__, exc)
             break
