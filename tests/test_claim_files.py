@@ -115,7 +115,7 @@ def test_no_runtime_checks_written_here_are_malformed(loaded):
 
 def _regexes(claim) -> list[tuple[str, str]]:
     out = []
-    for key in ("pattern", "callee"):
+    for key in ("pattern", "callee", "call"):
         if key in claim.options:
             out.append((key, claim.options[key]))
     return out
@@ -158,8 +158,9 @@ def test_kind_options_are_well_formed(loaded):
             if not isinstance(c.expected, dict) or not set(c.expected) <= {"cases", "default"}:
                 bad.append(f"{lc.where}: cases expects a table with cases/default")
         elif c.kind == "expression":
-            if "target" not in c.options or not isinstance(c.expected, str):
-                bad.append(f"{lc.where}: expression needs options.target and expected text")
+            if ("target" in c.options) == ("call" in c.options) or not isinstance(c.expected, str):
+                bad.append(f"{lc.where}: expression needs one of options.target/options.call "
+                           "and expected text")
         elif c.kind == "default":
             if not c.symbol:
                 bad.append(f"{lc.where}: default needs symbol")
