@@ -28,6 +28,14 @@ kind = "symbol"
 path = "src/engine.c"
 symbol = "demo_step"
 expected = true
+
+[[claim]]
+id = "core-imports-nothing"
+fragment = "Scaling happens in"
+kind = "symbol"
+path = "pkg/core.py"
+symbol = "math"
+expected = false
 '''
 
 
@@ -44,14 +52,22 @@ def fx(tmp_path, monkeypatch):
 
 def test_claim_verdict_change_is_reported_with_old_and_new_fact(fx):
     report = run_upgrade(load_project(fx.pins), "demo", fx.v2, version="2.0.0")
-    assert report.claims.ran and report.claims.old_total == 2 and report.claims.new_total == 2
-    changes = [c for ls in report.lessons for c in ls.claims]
-    assert [c.id for c in changes] == ["course/lesson/legacy-exists"]
-    c = changes[0]
-    assert (c.old_verdict, c.new_verdict, c.old_actual) == ("verified", "unavailable", True)
-    assert report.claims.old_verdicts == {"verified": 2}
-    assert report.claims.new_verdicts == {"unavailable": 1, "verified": 1}
-    assert any("legacy-exists verified -> unavailable" in s for s in report.left_for_author)
+    assert report.claims.ran and report.claims.old_total == 3 and report.claims.new_total == 3
+    changes = {c.id: c for ls in report.lessons for c in ls.claims}
+    assert sorted(changes) == ["course/lesson/core-imports-nothing", "course/lesson/legacy-exists"]
+    imp = changes["course/lesson/core-imports-nothing"]  # v2 imports math: now diverged
+    assert (imp.old_verdict, imp.new_verdict, imp.old_actual, imp.new_actual) == (
+        "verified", "diverged", False, True)
+    assert imp.decided and imp.code == "VU110"
+    gone = changes["course/lesson/legacy-exists"]  # file deleted: cannot be re-checked
+    assert (gone.old_verdict, gone.new_verdict, gone.old_actual) == ("verified", "unavailable",
+                                                                     True)
+    assert not gone.decided and gone.code == "VU111"
+    assert (report.claims.changed, report.claims.unchecked) == (1, 1)
+    assert report.claims.old_verdicts == {"verified": 3}
+    assert report.claims.new_verdicts == {"diverged": 1, "unavailable": 1, "verified": 1}
+    assert report.summary["claim-changed"] == 1 and report.summary["claim-unchecked"] == 1
+    assert any("core-imports-nothing verified -> diverged" in s for s in report.left_for_author)
 
 
 def test_pins_toml_untouched_without_write(fx):
@@ -75,6 +91,7 @@ def test_diff_results_only_changed_verdicts():
     assert [(c.id, c.old_verdict, c.new_verdict) for c in out] == [
         ("a", "verified", "diverged"), ("d", "absent", "verified")]
     assert (out[0].old_actual, out[0].new_actual) == ("0.5", "0.25")
+    assert out[0].decided and not out[1].decided
 
 
 def test_git_hosted_course_is_read_only(fx, tmp_path):

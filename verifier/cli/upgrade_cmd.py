@@ -108,7 +108,8 @@ def render(report: UpgradeReport, show_diffs: bool = False) -> None:
                     colour = "red" if d.startswith("-") else "green" if d.startswith("+") else "dim"
                     con.print(f"      [{colour}]{escape(d)}[/]")
         for cc in ls.claims:
-            con.print(f"  [red]{cc.code}[/] claim [bold]{escape(cc.id)}[/] ({cc.kind}): "
+            colour = "red" if cc.decided else "yellow"
+            con.print(f"  [{colour}]{cc.code}[/] claim [bold]{escape(cc.id)}[/] ({cc.kind}): "
                       f"{cc.old_verdict} -> [bold]{cc.new_verdict}[/]; expected "
                       f"{escape(json.dumps(cc.expected, ensure_ascii=False))}, old fact "
                       f"{escape(json.dumps(cc.old_actual, ensure_ascii=False, default=str))}, "
@@ -117,7 +118,8 @@ def render(report: UpgradeReport, show_diffs: bool = False) -> None:
     cr = report.claims
     if cr.ran:
         con.print(f"\nclaims: {cr.old_total} at the old pin {cr.old_verdicts}, {cr.new_total} "
-                  f"at the new version {cr.new_verdicts}; {cr.changed} verdict(s) change")
+                  f"at the new version {cr.new_verdicts}; {cr.changed} verdict(s) change, "
+                  f"{cr.unchecked} cannot be re-checked at the new version")
     else:
         con.print(f"\nclaims: not re-run ({escape(cr.reason)})")
     summary = ", ".join(f"{k} {v}" for k, v in report.summary.items()) or "no permalinks cited"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from verifier.upgrade.model import ClaimChange, ClaimsRun
+from verifier.upgrade.model import CODES, ClaimChange, ClaimsRun
 
 if TYPE_CHECKING:
     from verifier.project import LessonDoc, Project
@@ -32,24 +32,42 @@ def diff_results(old: list["ClaimResult"], new: list["ClaimResult"]) -> list[Cla
             continue
         ref = n or o
         assert ref is not None
+        decided = ov not in ("unavailable", "absent") and nv not in ("unavailable", "absent")
         out.append(ClaimChange(
-            id=ref.id, course=ref.course, lesson=ref.lesson, kind=ref.kind,
+            code=CODES["claim-changed" if decided else "claim-unchecked"], id=ref.id, course=ref.course, lesson=ref.lesson, kind=ref.kind,
             old_verdict=ov, new_verdict=nv, expected=ref.expected,
             old_actual=o.actual if o else None, new_actual=n.actual if n else None,
             old_message=o.message if o else None, new_message=n.message if n else None))
     return out
 
 
+def _relabel(results: list["ClaimResult"], stand_in: str | None,
+             label: str) -> list["ClaimResult"]:
+    """Messages of the new side name its stand-in commit; say what it is instead."""
+    if not stand_in:
+        return results
+    out = []
+    for r in results:
+        msg = r.message
+        if msg:
+            msg = msg.replace(stand_in, label).replace(stand_in[:7], label)
+        out.append(r.model_copy(update={"message": msg}))
+    return out
+
+
 def rerun(old_project: "Project", new_project: "Project", lessons: "list[LessonDoc]",
-          upstream: str) -> tuple[ClaimsRun, list[ClaimChange]]:
+          upstream: str, stand_in: str | None = None,
+          label: str = "") -> tuple[ClaimsRun, list[ClaimChange]]:
     try:
         from verifier.claims.check import run_check
     except ImportError as exc:
         return ClaimsRun(ran=False, reason=f"claims engine not available ({exc})"), []
     old = run_check(old_project, lessons, upstream=upstream)
-    new = run_check(new_project, lessons, upstream=upstream)
+    new = _relabel(run_check(new_project, lessons, upstream=upstream), stand_in, label)
     changes = diff_results(old, new)
-    return ClaimsRun(ran=True, old_total=len(old), new_total=len(new), changed=len(changes),
+    return ClaimsRun(ran=True, old_total=len(old), new_total=len(new),
+                     changed=sum(1 for c in changes if c.decided),
+                     unchecked=sum(1 for c in changes if not c.decided),
                      old_verdicts=dict(sorted(Counter(r.verdict.value for r in old).items())),
                      new_verdicts=dict(sorted(Counter(r.verdict.value for r in new).items()))), changes
 

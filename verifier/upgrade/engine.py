@@ -22,7 +22,7 @@ from verifier.sources.models import SourceFile
 from verifier.sources.wheel import WheelSource
 from verifier.upgrade import claims as claims_mod
 from verifier.upgrade import write as writer
-from verifier.upgrade.linemap import LineMap, from_git_diff
+from verifier.upgrade.linemap import LineMap, from_alignment, from_git_diff
 from verifier.upgrade.model import (CODES, FileChange, LessonUpgrade, LinkChange, LinkStatus,
                                     UpgradeReport, VersionIdentity, Written)
 from verifier.upgrade.relocate import Relocation, relocate
@@ -85,6 +85,7 @@ class _Compare:
         self._renames: dict[str, tuple[str | None, int | None]] | None = None
         self._reloc: dict[tuple[str, int, int], tuple[Relocation, str]] = {}
         self._new_files: dict[str, str] | None = None
+        self._maps: dict[tuple[str, str], LineMap] = {}
         self._old_known: set[str] | None = None
         self._old_wheel: dict[str, str] | None = None
         self.notes: list[str] = []
@@ -186,13 +187,7 @@ class _Compare:
         osf, otext = self.old(path)
         nsf, ntext = self.new(new_path)
         assert otext is not None and ntext is not None
-        lm: LineMap | None = None
-        if self.git_dir and osf.blob and nsf.blob and osf.blob != nsf.blob:
-            try:
-                lm = from_git_diff(self.git_dir, osf.blob, nsf.blob, len(otext.splitlines()),
-                                   len(ntext.splitlines()))
-            except AcquisitionError as exc:
-                self.notes.append(f"{path}: {exc.message}; using a sequence alignment")
+        lm = self._linemap(path, osf, nsf, otext, ntext)
         if osf.blob and osf.blob == nsf.blob:
             from verifier.upgrade.fingerprint import fingerprint
             fp = fingerprint(otext, start, end)
@@ -208,6 +203,25 @@ class _Compare:
                            new_data=self.target.project.sources.read(nsf))
         self._reloc[key] = (rel, new_path)
         return self._reloc[key]
+
+    def _linemap(self, path: str, osf: SourceFile, nsf: SourceFile, otext: str,
+                 ntext: str) -> LineMap | None:
+        """One line map per pair of file versions (git diff hunks, else an alignment)."""
+        if not (osf.blob and nsf.blob) or osf.blob == nsf.blob:
+            return None
+        key = (osf.blob, nsf.blob)
+        if key not in self._maps:
+            lm: LineMap | None = None
+            if self.git_dir:
+                try:
+                    lm = from_git_diff(self.git_dir, osf.blob, nsf.blob,
+                                       len(otext.splitlines()), len(ntext.splitlines()))
+                except AcquisitionError as exc:
+                    self.notes.append(f"{path}: {exc.message}; using a sequence alignment")
+            if lm is None:
+                lm = from_alignment(otext.splitlines(), ntext.splitlines())
+            self._maps[key] = lm
+        return self._maps[key]
 
     def link(self, c: _Cited, commit_known: bool) -> LinkChange:
         gl = c.link
@@ -300,7 +314,10 @@ def run_upgrade(project: Project, upstream: str, ref: str, *, commit: str | None
         ch = cmp.link(c, commit_known)
         by_lesson.setdefault((c.lesson.course, c.lesson.path), []).append(ch)
 
-    claims_run, changes = (claims_mod.rerun(project, target.project, lessons, upstream) if claims
+    stand_in = target.upstream.commit if new_id.commit is None else None
+    label = f"{new_id.version} (release, commit unknown)"
+    claims_run, changes = (claims_mod.rerun(project, target.project, lessons, upstream,
+                                            stand_in, label) if claims
                            else (claims_mod.ClaimsRun(ran=False, reason="--no-claims"), []))
     claims_by: dict[tuple[str, str], list] = {}
     for ch in changes:
@@ -348,9 +365,10 @@ def _finish(report: UpgradeReport) -> UpgradeReport:
             elif lk.status in (LinkStatus.UNAVAILABLE, LinkStatus.SKIPPED):
                 left.append(f"{where}: {lk.status.value} {lk.path}: {lk.detail}")
         for cc in ls.claims:
-            counts["claim-changed"] += 1
+            counts["claim-changed" if cc.decided else "claim-unchecked"] += 1
+            what = "" if cc.decided else " (cannot be re-checked at the new version)"
             left.append(f"{ls.course}/{ls.lesson}: claim {cc.id} {cc.old_verdict} -> "
-                        f"{cc.new_verdict}")
+                        f"{cc.new_verdict}{what}")
     for f in report.files:
         counts[f"file-{f.status}"] += 1
     return report.model_copy(update={"summary": dict(sorted(counts.items())),

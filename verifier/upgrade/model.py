@@ -41,6 +41,7 @@ CODES = {
     "skipped": "VU106",
     "renamed": "VU107",
     "claim-changed": "VU110",
+    "claim-unchecked": "VU111",
 }
 
 
@@ -111,6 +112,12 @@ class ClaimChange(_M):
     new_message: str | None = None
     code: str = CODES["claim-changed"]
 
+    @property
+    def decided(self) -> bool:
+        """Both sides have a verdict from source (not unavailable/absent): a real change."""
+        undecided = ("unavailable", "absent")
+        return self.old_verdict not in undecided and self.new_verdict not in undecided
+
 
 class LessonUpgrade(_M):
     course: str
@@ -121,7 +128,8 @@ class LessonUpgrade(_M):
 
     @property
     def needs_review(self) -> bool:
-        return bool(self.claims) or any(lk.status.needs_review for lk in self.links)
+        return (any(c.decided for c in self.claims)
+                or any(lk.status.needs_review for lk in self.links))
 
 
 class ClaimsRun(_M):
@@ -129,7 +137,8 @@ class ClaimsRun(_M):
     reason: str = ""                     # why not, when not
     old_total: int = 0
     new_total: int = 0
-    changed: int = 0
+    changed: int = 0                     # verdict changes between decided verdicts
+    unchecked: int = 0                   # verdicts that became (or were) unavailable
     old_verdicts: dict[str, int] = Field(default_factory=dict)
     new_verdicts: dict[str, int] = Field(default_factory=dict)
 

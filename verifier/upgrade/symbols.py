@@ -4,6 +4,7 @@ found again in the new version and the range is suggested relative to it."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from verifier.facts import treesitter as ts
@@ -44,7 +45,20 @@ def _c_name(node) -> str | None:
     return ts.text(decl) if decl is not None else None
 
 
+_CACHE: dict[tuple[str, str], list[Symbol]] = {}
+
+
 def symbols(path: str, data: bytes) -> list[Symbol]:
+    """Definitions of a file (memoised per path and content)."""
+    key = (path, hashlib.sha1(data).hexdigest())
+    if key not in _CACHE:
+        if len(_CACHE) > 256:
+            _CACHE.clear()
+        _CACHE[key] = _symbols(path, data)
+    return _CACHE[key]
+
+
+def _symbols(path: str, data: bytes) -> list[Symbol]:
     lang = ts.language_for(path, data)
     if lang is None:
         return []
