@@ -115,3 +115,21 @@ def test_bad_branch_claims(flow_ctx, expected, options, needle):
     with pytest.raises(ClaimError) as exc:
         run(flow_ctx, C, "mj_step2", expected, **options)
     assert needle in str(exc.value)
+
+
+def test_preprocessor_parts_may_all_run_and_null_checks(flow_ctx):
+    out = run(flow_ctx, C, "mj_sensorPostStep",
+              {"reaches": ["mj_updateHistory", "mj_clearHistory"],
+               "not_reaches": ["mj_readHistory"]}, bindings={"d->history": "NULL"})
+    assert out.verdict is Verdict.VERIFIED, out
+    assert "#ifdef mjUSEHISTORY" in out.message
+    out = run(flow_ctx, C, "mj_sensorPostStep", {"reaches": ["mj_readHistory"]})
+    assert out.verdict is Verdict.VERIFIED, out
+
+
+def test_python_none_binding(flow_ctx):
+    out = run(flow_ctx, PY, "SolverAdapter.read_back", {"not_reaches": ["_copy"]},
+              bindings={"state.body_qdd": "None"})
+    assert out.verdict is Verdict.VERIFIED, out
+    out = run(flow_ctx, PY, "SolverAdapter.read_back", {"reaches": ["_copy"]})
+    assert out.verdict is Verdict.VERIFIED, out

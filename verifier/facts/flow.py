@@ -45,6 +45,7 @@ class Source:
     data: bytes
     tree: tree_sitter.Tree
     blob: str | None = None
+    _functions: list | None = field(default=None, repr=False)
 
     @property
     def root(self) -> Node:
@@ -216,6 +217,13 @@ def _outer(node: Node, lang: str) -> Node:
 
 
 def functions(src: Source) -> list[FunctionDef]:
+    """Every function definition in the file, in source order (memoised per parse)."""
+    if src._functions is None:
+        src._functions = _functions(src)
+    return list(src._functions)
+
+
+def _functions(src: Source) -> list[FunctionDef]:
     out: list[FunctionDef] = []
     if src.lang == "python":
         for _, caps in ts.matches("python", "flow_functions_python", src.root):
@@ -461,6 +469,7 @@ def _declarator_name_plain(decl: Node) -> str:
 # ------------------------------------------------------------------ constants & bindings
 
 _CONST_NAME = re.compile(r"^(?:[A-Z][A-Z0-9_]*|k[A-Z0-9]\w*|[a-z]{1,6}[A-Z][A-Z0-9]*_[A-Za-z0-9_]+)$")
+_NULLS = frozenset({"None", "NULL", "nullptr"})
 _INT = re.compile(r"^[+-]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*$")
 
 
@@ -512,6 +521,8 @@ def values_equal(a: Value, b: Value) -> bool | None:
     if isinstance(a, Name) and isinstance(b, Name):
         if a.full == b.full or a.last == b.last:
             return True
+        if (a.last in _NULLS) != (b.last in _NULLS):
+            return None  # a null pointer vs an enum-like name: unknown
         return False  # distinct enum constants are assumed distinct
     if isinstance(a, Name) or isinstance(b, Name):
         return None
@@ -519,6 +530,8 @@ def values_equal(a: Value, b: Value) -> bool | None:
 
 
 def truthy(v: Value) -> bool | None:
+    if isinstance(v, Name) and v.last in _NULLS:
+        return False
     if isinstance(v, bool):
         return v
     if isinstance(v, int):
@@ -536,7 +549,8 @@ class Reach:
     decided: list[tuple[int, str, bool]] = field(default_factory=list)
 
 
-_STRIP = {"parenthesized_expression", "cast_expression", "type_conversion"}
+_PREPROC_COND = {"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else",
+                 "preproc_elifdef"}
 
 
 class _Flow:
@@ -604,6 +618,8 @@ class _Flow:
             return True
         if t in ("false",) or s in ("false", "False") and t in ("false", "identifier"):
             return False
+        if t in ("none", "null", "nullptr") or (t == "identifier" and s in _NULLS):
+            return Name(s)
         if t in ("number_literal", "integer"):
             return parse_int(s)
         if t in ("unary_expression", "unary_operator") and s.startswith("-"):
@@ -820,6 +836,8 @@ class _Flow:
                 if c.type == "with_clause":
                     self.expr(c)
             return self.block(node.child_by_field_name("body"))
+        if t in _PREPROC_COND:
+            return self.preproc(node)
         if t in ("function_definition", "class_definition", "decorated_definition"):
             # nested definitions: conservatively, anything inside may run
             for c in calls_in(self.src, node):
@@ -828,6 +846,21 @@ class _Flow:
         # expression statements, declarations and anything else
         self.expr(node)
         return {"normal"}
+
+    def preproc(self, node: Node) -> set[str]:
+        """`#if` / `#ifdef` / `#elif` / `#else` inside a body: each part may be compiled."""
+        cond = node.child_by_field_name("condition") or node.child_by_field_name("name")
+        alt = node.child_by_field_name("alternative")
+        stmts = [c for c in node.named_children
+                 if c is not None and c.type != "comment"
+                 and not (cond is not None and c.id == cond.id)
+                 and not (alt is not None and c.id == alt.id)]
+        if cond is not None and node.type != "preproc_else":
+            self.reach.undecided.append((node.start_point[0] + 1,
+                                         squash(text(node).split("\n", 1)[0])))
+        exits = self.seq(stmts)
+        exits |= self.preproc(alt) if alt is not None else {"normal"}
+        return exits
 
     def if_(self, node: Node) -> set[str]:
         cond = node.child_by_field_name("condition")
@@ -986,6 +1019,8 @@ class _Flow:
         subj = node.child_by_field_name("subject")
         self.expr(subj)
         v = self.value(subj) if subj is not None else None
+        if v is None and subj is not None:
+            self.reach.undecided.append((subj.start_point[0] + 1, squash(text(subj))))
         exits: set[str] = set()
         certain = False
         for pats, wildcard, guard, case in self.match_arms(node):
