@@ -127,3 +127,16 @@ def test_rewrite_urls_is_single_pass_and_whole_url():
     out, counts = rewrite_urls(data, {a: new_a, b: new_b})
     assert out == f"[x]({new_a}) [y]({new_b}) <{longer}>\r\nrest ü\n".encode()
     assert counts == {a: 1, b: 1}
+
+
+def test_lines_are_numbered_like_github():
+    from verifier.upgrade.fingerprint import split_lines
+
+    text = "a\x0cb\nc\r\nd\u2028e\n"
+    assert split_lines(text) == ["a\x0cb", "c", "d\u2028e"]
+    assert split_lines("x") == ["x"] and split_lines("") == [] and split_lines("\n") == [""]
+    # a form feed does not shift later lines
+    old = "int a;\n\x0c\nint target(void) {\n  return 1;\n}\n"
+    new = "int a;\nint b;\n\x0c\nint target(void) {\n  return 1;\n}\n"
+    r = relocate(old, new, 3, 5)
+    assert (r.status, r.start, r.end) == (LinkStatus.MOVED, 4, 6)

@@ -22,6 +22,7 @@ from verifier.sources.models import SourceFile
 from verifier.sources.wheel import WheelSource
 from verifier.upgrade import claims as claims_mod
 from verifier.upgrade import write as writer
+from verifier.upgrade.fingerprint import fingerprint, split_lines
 from verifier.upgrade.linemap import LineMap, from_alignment, from_git_diff
 from verifier.upgrade.model import (CODES, FileChange, LessonUpgrade, LinkChange, LinkStatus,
                                     UpgradeReport, VersionIdentity, Written)
@@ -189,7 +190,6 @@ class _Compare:
         assert otext is not None and ntext is not None
         lm = self._linemap(path, osf, nsf, otext, ntext)
         if osf.blob and osf.blob == nsf.blob:
-            from verifier.upgrade.fingerprint import fingerprint
             fp = fingerprint(otext, start, end)
             if fp is None:
                 rel = relocate(otext, ntext, start, end, old_path=path, new_path=new_path)
@@ -215,11 +215,11 @@ class _Compare:
             if self.git_dir:
                 try:
                     lm = from_git_diff(self.git_dir, osf.blob, nsf.blob,
-                                       len(otext.splitlines()), len(ntext.splitlines()))
+                                       len(split_lines(otext)), len(split_lines(ntext)))
                 except AcquisitionError as exc:
                     self.notes.append(f"{path}: {exc.message}; using a sequence alignment")
             if lm is None:
-                lm = from_alignment(otext.splitlines(), ntext.splitlines())
+                lm = from_alignment(split_lines(otext), split_lines(ntext))
             self._maps[key] = lm
         return self._maps[key]
 

@@ -16,8 +16,15 @@ def normalise_line(line: str) -> str:
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines as GitHub numbers them (1-based `#Ln` is index n-1)."""
-    return text.splitlines()
+    """Lines as GitHub (and git) number them: split at "\n" only (1-based `#Ln` is
+    index n-1). `str.splitlines` would also split at form feeds, \x1c-\x1e, \x85 and
+    U+2028, which shifts every later line number."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
 def cited(lines: list[str], start: int, end: int | None = None) -> list[str] | None:

@@ -14,7 +14,7 @@ import difflib
 from dataclasses import dataclass
 
 from verifier.upgrade import symbols as sy
-from verifier.upgrade.fingerprint import fingerprint_lines, normalise_line
+from verifier.upgrade.fingerprint import fingerprint_lines, normalise_line, split_lines
 from verifier.upgrade.linemap import LineMap, from_alignment
 from verifier.upgrade.model import LinkStatus
 
@@ -60,8 +60,8 @@ def relocate(old_text: str, new_text: str, start: int, end: int | None, *,
              old_path: str = "", new_path: str = "", linemap: LineMap | None = None,
              old_data: bytes | None = None, new_data: bytes | None = None) -> Relocation:
     end = start if end is None else end
-    old_lines = old_text.splitlines()
-    new_lines = new_text.splitlines()
+    old_lines = split_lines(old_text)
+    new_lines = split_lines(new_text)
     if start < 1 or end < start or end > len(old_lines):
         return Relocation(LinkStatus.SKIPPED, detail=f"range L{start}-L{end} is outside the "
                           f"cited file at the old pin ({len(old_lines)} lines); lint reports it")

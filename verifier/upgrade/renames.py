@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 
 from verifier.errors import AcquisitionError
 from verifier.gitblob import blob_sha
+from verifier.upgrade.fingerprint import split_lines
 
 THRESHOLD = 0.5
 MAX_CANDIDATES = 400
@@ -69,13 +70,13 @@ def similar_file(old_path: str, old_data: bytes, candidates: dict[str, str],
     base = PurePosixPath(old_path).name
     pool = sorted(p for p in candidates if PurePosixPath(p).suffix == suffix)
     pool.sort(key=lambda p: (PurePosixPath(p).name != base, p))
-    old_lines = old_data.decode("utf-8", errors="replace").splitlines()
+    old_lines = split_lines(old_data.decode("utf-8", errors="replace"))
     best: tuple[float, str] | None = None
     for p in pool[:MAX_CANDIDATES]:
         data = read(p)
         if data is None:
             continue
-        r = _ratio(old_lines, data.decode("utf-8", errors="replace").splitlines())
+        r = _ratio(old_lines, split_lines(data.decode("utf-8", errors="replace")))
         if r >= THRESHOLD and (best is None or r > best[0]):
             best = (r, p)
     if best is None:
