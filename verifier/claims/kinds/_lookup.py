@@ -133,8 +133,11 @@ def _as_int(v: Any) -> int | None:
 
 def same_value(expected: Any, actual: Any) -> bool:
     """`same` (0.0 == 0. == 0, whitespace-normalised text) plus integer spellings
-    (0xFFFFFFFF == 4294967295)."""
+    (0xFFFFFFFF == 4294967295) and booleans (true == "True" == "true")."""
     if same(expected, actual):
         return True
+    for x, y in ((expected, actual), (actual, expected)):
+        if isinstance(x, bool) and isinstance(y, str):
+            return y.strip() in (("True", "true") if x else ("False", "false"))
     a, b = _as_int(expected), _as_int(actual)
     return a is not None and a == b
