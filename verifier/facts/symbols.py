@@ -68,7 +68,8 @@ class SymbolIndex(BaseModel):
 
     @property
     def complete(self) -> bool:
-        return not self.unavailable
+        """Every source file known for the upstream was indexed (and there was one)."""
+        return bool(self.files) and not self.unavailable
 
     @cached_property
     def by_name(self) -> dict[str, list[Symbol]]:

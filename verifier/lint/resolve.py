@@ -181,5 +181,5 @@ class Resolver:
         for idx in self.indexes:
             cands.update(n for n in idx.by_name if n[:2] == name[:2] and n != name
                          and abs(len(n) - len(name)) <= 2)
-        best = difflib.get_close_matches(name, sorted(cands), n=1, cutoff=0.9)
+        best = difflib.get_close_matches(name, sorted(cands), n=1, cutoff=0.85)
         return best[0] if best else None

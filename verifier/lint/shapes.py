@@ -27,7 +27,7 @@ from dataclasses import dataclass
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _SEG = r"[A-Za-z_*][A-Za-z0-9_*]*"
 _CHAIN = re.compile(rf"^\.?{_SEG}(?:\.{_SEG})*$")
-FORMULA = re.compile(r"^[A-Za-z]{1,2}_[A-Za-z0-9]{1,4}$")
+FORMULA = re.compile(r"^[A-Za-z]{1,2}_(?:[A-Z][A-Za-z0-9]{0,3}|[a-z0-9])$")
 MJ_PREFIX = re.compile(r"^mj[a-z]{0,2}[A-Z_]")
 LOWER_CAMEL = re.compile(r"^[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*$")
 MULTI_HUMP = re.compile(r"^[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*$|^[A-Z]{2,}[a-z]+[A-Za-z0-9]*$")

@@ -1,0 +1,116 @@
+"""The rules on the five real lessons (pinned wheels from PyPI; git unreachable):
+each catches a mutated copy and stays quiet on the unmutated text.
+
+Mutated copies live in tmp dirs as `<tmp>/x/<course>/docs/<lesson>.md` (with the
+course's other lessons beside them), so they belong to the same course."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from verifier.lint import run_lint
+
+pytestmark = pytest.mark.wheels
+
+MJ = "9ea3cdfcae93bf2cc4dc0e1a1627c5a39a1e06e5"
+
+
+def _copy(course_dir, tmp_path, course):
+    dest = tmp_path / "x" / course / "docs"
+    shutil.copytree(course_dir / course / "docs", dest)
+    for f in dest.iterdir():
+        f.chmod(0o644)
+    return dest
+
+
+def _lint(project, path):
+    return run_lint(project, project.lessons([str(path)]))
+
+
+def _errors(fs, rule):
+    return [f for f in fs if f.severity == "error" and f.rule == rule]
+
+
+def _mutated(course_dir, tmp_path, course, lesson, old, new):
+    docs = _copy(course_dir, tmp_path, course)
+    p = docs / lesson
+    text = p.read_text(encoding="utf-8")
+    assert old in text, old
+    p.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return docs / lesson, docs
+
+
+CASES = [
+    # (rule, course, lesson, old, new, expected text in the message)
+    ("permalink-pin", "mujoco-atlas", "sensors-and-sampling.md",
+     f"blob/{MJ}/include/mujoco/mjmodel.h#L814-L832",
+     f"blob/{'2' * 40}/include/mujoco/mjmodel.h#L814-L832", "not pin"),
+    ("permalink-target", "mujoco-atlas", "sensors-and-sampling.md",
+     "mjmodel.h#L814-L832", "mjmodel.h#L814-L99999", "past the end"),
+    ("permalink-target", "mujoco-atlas", "sensors-and-sampling.md",
+     "mjmodel.h#L815-L830", "mjmodel.h#L830-L815", "reversed"),
+    ("permalink-anchor", "mujoco-atlas", "sensors-and-sampling.md",
+     "[输出地址](", "[mj_step 输出地址](", "`mj_step`"),
+    ("identifier", "mujoco-atlas", "state-and-time.md",
+     "`mj_resetDataKeyframe` 先重置", "`mj_resetDataKeyframes` 先重置", "mj_resetDataKeyframe"),
+    ("identifier", "mujoco-atlas", "state-and-time.md",
+     "`mjSTATE_INTEGRATION` | FULLPHYSICS", "`mjSTATE_INTEGRATE` | FULLPHYSICS",
+     "mjSTATE_INTEGRATE"),
+    ("version", "drake-atlas", "inertial-force-sensing.md",
+     "Drake v1.57.0", "Drake v1.56.0", "1.56.0"),
+    ("version", "mujoco-atlas", "state-and-time.md",
+     "**MuJoCo 3.15.0", "**MuJoCo 3.16.0", "3.16.0"),
+    ("codeblock", "mujoco-atlas", "sensors-and-sampling.md",
+     "def read_sensor_block(model, data, name):", "def read_sensor_block(model, data, name)",
+     "does not parse"),
+    ("codeblock", "mujoco-atlas", "sensors-and-sampling.md",
+     "mujoco.mjtObj.mjOBJ_SENSOR", "mujoco.mjtObj.mjOBJ_SENSORS", "mjOBJ_SENSORS"),
+    ("relative-link", "mujoco-atlas", "sensors-and-sampling.md",
+     "(state-and-time.md)", "(state-and-tme.md)", "state-and-tme.md"),
+]
+
+
+@pytest.mark.parametrize("rule,course,lesson,old,new,expect", CASES,
+                         ids=[f"{c[0]}-{c[4][:24]}" for c in CASES])
+def test_rule_catches_mutation_and_is_quiet_on_original(real_project, course_dir, tmp_path,
+                                                        rule, course, lesson, old, new, expect):
+    clean = _copy(course_dir, tmp_path / "clean", course) / lesson
+    before = _errors(_lint(real_project, clean), rule)
+    if rule == "permalink-anchor" and lesson == "state-and-time.md":
+        before = [f for f in before if f.line not in (20, 89)]
+    assert before == [], [f.message for f in before]
+    path, _ = _mutated(course_dir, tmp_path / "bad", course, lesson, old, new)
+    after = _errors(_lint(real_project, path), rule)
+    assert after, f"{rule} missed the mutation {old!r} -> {new!r}"
+    assert any(expect in f.message for f in after), [f.message for f in after]
+    assert all(f.course == course and f.path == f"docs/{lesson}" for f in after)
+
+
+def test_renamed_newton_api(real_project, course_dir, tmp_path):
+    """Newton (and Warp) are fully available from their wheels: a renamed API is wrong,
+    not unknown."""
+    lesson = "sensors-rendering.md"
+    clean = _copy(course_dir, tmp_path / "clean", "newton-atlas") / lesson
+    assert _errors(_lint(real_project, clean), "identifier") == []
+    path, _ = _mutated(course_dir, tmp_path / "bad", "newton-atlas", lesson,
+                       "`newton.intersect_ray(...)`", "`newton.ray_intersect(...)`")
+    es = _errors(_lint(real_project, path), "identifier")
+    assert len(es) == 1 and "module `newton` has no `ray_intersect`" in es[0].message
+
+
+def test_all_five_lessons(real_project):
+    """Only the known true positives are errors; what cannot be checked is said, once
+    per lesson and upstream."""
+    fs = run_lint(real_project, real_project.lessons())
+    errs = sorted((f.course, f.path, f.line, f.rule) for f in fs if f.severity == "error")
+    assert errs == [("mujoco-atlas", "docs/state-and-time.md", 20, "permalink-anchor"),
+                    ("mujoco-atlas", "docs/state-and-time.md", 89, "permalink-anchor")]
+    un = [(f.course, f.path, f.upstream) for f in fs if f.rule == "source-unavailable"]
+    assert len(un) == len(set(un))
+    assert ("drake-atlas", "docs/inertial-force-sensing.md", "drake") in un
+    assert ("mujoco-atlas", "docs/sensors-and-sampling.md", "mujoco") in un
+    fps = [f for f in fs if f.rule == "permalink-anchor" and f.fingerprint]
+    assert len(fps) >= 80
+    assert all(f.severity != "info" or f.data["status"] in ("pinned", "release") for f in fps)
