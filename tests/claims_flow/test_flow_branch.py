@@ -133,3 +133,8 @@ def test_python_none_binding(flow_ctx):
     assert out.verdict is Verdict.VERIFIED, out
     out = run(flow_ctx, PY, "SolverAdapter.read_back", {"reaches": ["_copy"]})
     assert out.verdict is Verdict.VERIFIED, out
+
+
+def test_goto_target_inside_later_block_stays_reachable(flow_ctx):
+    out = run(flow_ctx, C, "mj_retryStep", {"reaches": ["mj_stepOnce", "mj_warnRetry"]})
+    assert out.verdict is Verdict.VERIFIED, out

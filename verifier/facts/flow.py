@@ -773,7 +773,7 @@ class _Flow:
             if s.type == "comment":
                 continue
             if not reachable:
-                if s.type == "labeled_statement":  # a goto target: reachable again
+                if _has_label(s):  # holds a goto target: reachable again (conservatively)
                     reachable = True
                 else:
                     continue
@@ -1051,6 +1051,13 @@ class _Flow:
         if not certain:
             exits.add("normal")
         return exits
+
+
+def _has_label(node: Node) -> bool:
+    if node.type == "labeled_statement":
+        return True
+    return any(_has_label(c) for c in node.named_children
+               if c.type not in ("function_definition", "lambda_expression"))
 
 
 def _balanced(s: str) -> bool:
