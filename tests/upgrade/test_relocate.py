@@ -140,3 +140,8 @@ def test_lines_are_numbered_like_github():
     new = "int a;\nint b;\n\x0c\nint target(void) {\n  return 1;\n}\n"
     r = relocate(old, new, 3, 5)
     assert (r.status, r.start, r.end) == (LinkStatus.MOVED, 4, 6)
+
+
+def test_blank_citation_is_flagged():
+    r = relocate("a\n\nb\n", "z\na\n\nb\n", 2, 2)
+    assert (r.status, r.start) == (LinkStatus.MOVED, 3) and "blank" in r.detail

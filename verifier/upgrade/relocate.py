@@ -72,6 +72,8 @@ def relocate(old_text: str, new_text: str, start: int, end: int | None, *,
     def at(s: int, e: int) -> str | None:
         return fingerprint_lines(new_lines[s - 1:e]) if 1 <= s <= e <= len(new_lines) else None
 
+    blank = "the cited lines are blank; check the link's range. " if not any(
+        x.strip() for x in block) else ""
     mapped = [lm.get(x) for x in range(start, end + 1)]
     if all(m is not None for m in mapped) and all(
             b == a + 1 for a, b in zip(mapped, mapped[1:])):  # type: ignore[operator]
@@ -80,7 +82,8 @@ def relocate(old_text: str, new_text: str, start: int, end: int | None, *,
         if fp_new == fp_old:
             same = (s, e) == (start, end) and old_path == new_path
             return Relocation(LinkStatus.UNCHANGED if same else LinkStatus.MOVED, s, e,
-                              method=lm.method, old_fingerprint=fp_old, new_fingerprint=fp_new)
+                              method=lm.method, old_fingerprint=fp_old, new_fingerprint=fp_new,
+                              detail=blank.strip())
 
     norm_block = [normalise_line(x) for x in block]
     new_norm = [normalise_line(x) for x in new_lines]
@@ -124,7 +127,7 @@ def relocate(old_text: str, new_text: str, start: int, end: int | None, *,
     suggested = (max(1, min(suggested[0], len(new_lines) or 1)),
                  max(1, min(suggested[1], len(new_lines) or 1)))
     new_block = new_lines[suggested[0] - 1:suggested[1]]
-    detail = "the cited lines changed at the new version; review the suggested range"
+    detail = blank + "the cited lines changed at the new version; review the suggested range"
     if symbol and method == "symbol":
         detail += f" (placed relative to `{symbol}`)"
     elif gone:
