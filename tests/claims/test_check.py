@@ -202,3 +202,12 @@ def test_cli_json_and_exit_codes(simx, monkeypatch, capsys):
                  "demo-atlas/docs/lesson.md", "--kind", "signature"]) == 0
     assert json.loads(capsys.readouterr().out)["claims"] == []
     assert main(["check", "--pins", pins, "--lesson", "demo-atlas/docs/none.md"]) == 2
+
+
+def test_needed_files_include_claim_paths(simx):
+    from verifier.sources.needs import needed_files
+
+    simx.write(OK + claim("p", "symbol", "pysimx/sensors.py", "ProbeIMU", True, "sx_advance1"))
+    need = needed_files(simx.project)
+    assert ("simx", "include/simx/simx.h") in need and ("simx", "pysimx/sensors.py") in need
+    assert needed_files(simx.project, upstream="simx") == need

@@ -12,7 +12,7 @@ from types import ModuleType
 
 from verifier import __version__
 from verifier.cli import cache_cmd, lock_cmd, sources_cmd, sync_cmd, upgrade_cmd, verify_cmd
-from verifier.cli import check_cmd  # claims
+from verifier.cli import check_cmd, coverage_cmd  # claims
 from verifier.cli import env_cmd  # runtime environments
 from verifier.cli import lint_cmd, rules_cmd  # lint
 from verifier.cli.common import add_global, err_console
@@ -31,6 +31,7 @@ COMMANDS: list[tuple[str, ModuleType]] = [
     ("upgrade", upgrade_cmd),
     ("env", env_cmd),
     ("check", check_cmd),
+    ("coverage", coverage_cmd),
 ]
 
 
