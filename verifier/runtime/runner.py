@@ -63,6 +63,8 @@ class BatchRun:
     installed: dict[str, str | None] = field(default_factory=dict)
     python: str | None = None
     note: str | None = None           # why the batch ended early, if it did
+    checks_s: float | None = None     # from the first check's start to the last check's end
+    exit_s: float | None = None       # from the harness's last event to the process's exit
 
 
 def _signal_name(code: int) -> str:
@@ -136,6 +138,8 @@ def run_batch(python: Path, spec: EnvSpec, checks: list[CheckSpec], *,
         reader = os.fdopen(rfd, "r", encoding="utf-8")
         current: tuple[int, float, dict] | None = None   # (id, started, event)
         ended = False
+        t_first: float | None = None
+        t_last: float | None = None
         end_reason: str | None = None
         buf = ""
         try:
@@ -196,6 +200,8 @@ def run_batch(python: Path, spec: EnvSpec, checks: list[CheckSpec], *,
                             end_reason = ev["error"]
                     elif kind == "start":
                         current = (ev["id"], time.perf_counter(), ev)
+                        if t_first is None:
+                            t_first = current[1]
                     elif kind == "done":
                         runs[ev["id"]] = CheckRun(
                             "ok" if ev["status"] == "ok" else "error",
@@ -205,6 +211,7 @@ def run_batch(python: Path, spec: EnvSpec, checks: list[CheckSpec], *,
                         current = None
                     elif kind == "end":
                         ended = True
+                        t_last = time.perf_counter()
         finally:
             reader.close()
             try:
@@ -212,6 +219,10 @@ def run_batch(python: Path, spec: EnvSpec, checks: list[CheckSpec], *,
             except subprocess.TimeoutExpired:
                 _kill(proc)
         rc = proc.returncode
+        if t_last is not None:
+            out.exit_s = round(time.perf_counter() - t_last, 4)
+            if t_first is not None:
+                out.checks_s = round(t_last - t_first, 4)
         if not ended and end_reason is None:
             how = (f"killed by {_signal_name(-rc)}" if rc is not None and rc < 0
                    else f"exited with code {rc}")
