@@ -4,6 +4,7 @@ package from PyPI (skipped, with the reason, only when PyPI cannot be reached)."
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import subprocess
 from pathlib import Path
@@ -42,8 +43,25 @@ def build(store: Store, spec: EnvSpec = TINY, **kw):
         raise
 
 
+def installers() -> list:
+    out = ["pip"]
+    out.append("uv" if shutil.which("uv") else pytest.param(
+        "uv", marks=pytest.mark.skip(reason="uv is not on PATH (venv + pip is tested)")))
+    return out
+
+
+def tamper(info, requirement: str) -> None:
+    if info.marker.get("tool") == "uv":
+        cmd = [shutil.which("uv"), "pip", "install", "-q", "--python", str(info.python), requirement]
+    else:
+        cmd = [str(info.python), "-m", "pip", "install", "-q", requirement]
+    subprocess.run(cmd, check=True, capture_output=True)
+
+
 @pytest.mark.runtime
-def test_build_reuse_mismatch_and_rebuild(tmp_path):
+@pytest.mark.parametrize("installer", installers())
+def test_build_reuse_mismatch_and_rebuild(tmp_path, monkeypatch, installer):
+    monkeypatch.setenv("VERIFIER_RUNTIME_INSTALLER", installer)
     store = Store(tmp_path / "cache")
     assert inspect_env(store, TINY).status == "missing"
     info = build(store)
@@ -63,8 +81,8 @@ def test_build_reuse_mismatch_and_rebuild(tmp_path):
     assert b.runs[0].status == "ok" and b.runs[0].value == "iniconfig"
 
     # someone changes the environment behind our back: a different version of the package
-    subprocess.run([str(info.python), "-m", "pip", "install", "-q", "iniconfig==2.1.0"],
-                   check=True, capture_output=True)
+    assert info.marker["tool"] == ("uv" if installer == "uv" else "venv+pip")
+    tamper(info, "iniconfig==2.1.0")
     h = health_check(info)
     assert not h["ok"] and h["problems"] == ["iniconfig 2.1.0 installed, pinned 2.0.0"]
     up = Upstream(name="tiny", repo="https://github.com/o/tiny", commit="b" * 40, version="2",
@@ -104,6 +122,12 @@ def test_forced_python_is_checked(monkeypatch, tmp_path):
     monkeypatch.setenv("VERIFIER_RUNTIME_PYTHON", "/nonexistent/python3")
     with pytest.raises(RuntimeEnvError, match="VERIFIER_RUNTIME_PYTHON"):
         find_python(">=3.12", "demo")
+
+
+def test_bad_installer_choice(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIFIER_RUNTIME_INSTALLER", "conda")
+    with pytest.raises(RuntimeEnvError, match="must be 'uv' or 'pip'"):
+        create_env(Store(tmp_path / "c"), TINY)
 
 
 def test_offline_never_builds(tmp_path):

@@ -318,6 +318,19 @@ def runner_env(path: Path) -> dict[str, str]:
     return env
 
 
+def _uv() -> str | None:
+    """uv when on PATH (or forced), None for venv + pip. $VERIFIER_RUNTIME_INSTALLER=uv|pip."""
+    choice = os.environ.get("VERIFIER_RUNTIME_INSTALLER", "").strip().lower()
+    if choice == "pip":
+        return None
+    uv = shutil.which("uv")
+    if choice == "uv" and not uv:
+        raise RuntimeEnvError("VERIFIER_RUNTIME_INSTALLER=uv but uv is not on PATH")
+    if choice not in ("", "uv", "pip"):
+        raise RuntimeEnvError(f"VERIFIER_RUNTIME_INSTALLER must be 'uv' or 'pip', got {choice!r}")
+    return uv
+
+
 def create_env(store: "Store", spec: EnvSpec, *, index_url: str | None = None,
                offline: bool = False, force: bool = False, timeout: float = 1800,
                notify=None) -> EnvInfo:
@@ -341,7 +354,7 @@ def create_env(store: "Store", spec: EnvSpec, *, index_url: str | None = None,
                    f"({', '.join(spec.requirements)}; Python {version}) in {info.path}")
         log: list[str] = []
         t0 = time.perf_counter()
-        uv = shutil.which("uv")
+        uv = _uv()
         env = _clean_env()
         try:
             if uv:
