@@ -112,3 +112,16 @@ def test_git_hosted_course_is_read_only(fx, tmp_path):
     assert any("read-only course" in s for s in report.left_for_author)
     assert course_repo.blob("docs/lesson.md")  # the course repository is not touched
     assert "blob/" + fx.v1 in (course_repo.path / "docs/lesson.md").read_text()
+
+
+def test_release_stand_in_commit_is_never_shown():
+    from verifier.upgrade.claims import _relabel
+
+    stand_in = "ab" * 20
+    r = _r("a", Verdict.UNAVAILABLE).model_copy(
+        update={"message": f"pkg/x.py is unavailable at {stand_in[:7]}: no git tree at "
+                           f"{stand_in[:7]}"})
+    out = _relabel([r], stand_in, "2.0.0 (release, commit unknown)")
+    assert stand_in[:7] not in out[0].message
+    assert out[0].message.count("2.0.0 (release, commit unknown)") == 2
+    assert _relabel([r], None, "x") == [r]

@@ -120,3 +120,19 @@ def test_missing_wheel_version_is_an_acquisition_error(wx):
     with pytest.raises(AcquisitionError) as exc:
         run_upgrade(load_project(pins), "demo", "9.9.9", claims=False)
     assert "demo==9.9.9" in str(exc.value)
+
+
+def test_sha_with_version_reads_the_wheel_and_keeps_the_commit(wx):
+    pins, _ = wx
+    report = run_upgrade(load_project(pins), "demo", V2, version="2.0.0", claims=False)
+    assert report.new.identity == "release" and report.new.commit == V2
+    alpha = _links(report)[(3, "pkg/core.py", 6)]
+    assert alpha.rewritable
+    assert alpha.new_url == f"https://github.com/demo-org/demo/blob/{V2}/pkg/core.py#L10-L13"
+
+
+def test_sha_without_version_or_git_is_a_usage_error(wx):
+    pins, _ = wx
+    with pytest.raises(UsageError) as exc:
+        run_upgrade(load_project(pins), "demo", V2, claims=False)
+    assert "--to VERSION" in str(exc.value)

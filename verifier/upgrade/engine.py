@@ -249,8 +249,11 @@ class _Compare:
             return make(LinkStatus.DELETED, detail=fc.detail if fc else "file is gone")
         nsf, ntext = self.new(new_path)
         if ntext is None:
+            detail = nsf.detail
+            if self.target.identity.commit is None:  # never show the stand-in commit
+                detail = detail.replace(self.new_up.commit[:7], "the new release")
             return make(LinkStatus.UNAVAILABLE, new_path=new_path,
-                        detail=f"new version: {nsf.status.value} ({nsf.detail})")
+                        detail=f"new version: {nsf.status.value} ({detail})")
         renamed = new_path != gl.path
         if gl.start is None:  # a whole-file link: the cited content is the file
             if osf.blob == nsf.blob:

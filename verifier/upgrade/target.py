@@ -213,6 +213,8 @@ def resolve_target(project: Project, name: str, ref: str, *, commit: str | None 
         if new_version is None:
             raise UsageError(f"--to {ref} is a commit that no git provider holds; to compare "
                              f"{name}'s wheel files pass --to VERSION (and --commit {ref})")
+        if is_sha:
+            commit = commit or ref  # the user named the release's commit
         new_up = derive(up, commit=commit or synthetic_commit(name, new_version),
                         version=new_version, tag=None, keep_wheels=True)
         errors = []
