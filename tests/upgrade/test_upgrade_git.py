@@ -167,3 +167,22 @@ def test_unknown_commit_is_a_clear_error(fx, capsys):
 def test_short_sha_is_refused(fx, capsys):
     code = main(["upgrade", "demo", "--to", fx.v2[:9], "--pins", str(fx.pins)])
     assert code == 2 and "full 40-hex" in capsys.readouterr().err
+
+
+def test_mirror_with_only_the_new_commit_uses_alignment_and_similarity(fx, tmp_path, monkeypatch):
+    from tests.helpers_upstream import git
+
+    only_new = tmp_path / "only-new.git"
+    git(tmp_path, "clone", "-q", "--bare", "--depth", "1", fx.repo.url, str(only_new))
+    assert git(only_new, "rev-parse", "HEAD") == fx.v2
+    # the first mirror holds only v2 (the new version); the second one holds the pin
+    monkeypatch.setenv("VERIFIER_MIRRORS", f"demo={only_new};demo={fx.repo.path}")
+    report = run_upgrade(load_project(fx.pins), "demo", fx.v2, version="2.0.0", claims=False)
+    assert report.new.identity == "git" and report.new.provider == f"mirror:{only_new}"
+    links = _links(report)
+    alpha = links[(3, "pkg/core.py", 6)]
+    assert (alpha.status, alpha.new_start, alpha.method) == (LinkStatus.MOVED, 10, "alignment")
+    files = {f.path: f for f in report.files}
+    assert files["pkg/old_name.py"].method == "similarity"
+    assert files["pkg/old_name.py"].new_path == "pkg/new_name.py"
+    assert files["pkg/gone.py"].status == "deleted"
