@@ -187,3 +187,19 @@ def test_cli_json_and_exit_codes(demo, capsys, monkeypatch):
     rules = json.loads(capsys.readouterr().out)
     assert [r["code"] for r in rules] == [f"VL10{i}" for i in range(1, 10)]
     assert all(len(r["doc"]) > 60 for r in rules)
+
+
+def test_suppression_in_a_table_cell(demo):
+    text = demo.lesson("basics.md").read_text(encoding="utf-8")
+    text += ("\n| name | note |\n|---|---|\n| `made_up_name` | gone "
+             "<!-- verifier: ignore made_up_name --> |\n| `other_made_up` | kept |\n")
+    demo.lesson("basics.md").write_text(text, encoding="utf-8")
+    fs = lint(demo.project())
+    assert [e.target for e in errors(fs)] == ["other_made_up"]
+    assert not [f for f in fs if f.rule == "suppression-unused"]
+
+
+def test_version_of_another_product_is_not_this_upstream(demo):
+    _mutate(demo, "This lesson reads Demo 2.3.1",
+            "This lesson reads Demo 2.3.1 (not Demo-Lite 0.9)")
+    assert errors(lint(demo.project()), "version") == []

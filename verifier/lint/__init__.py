@@ -49,11 +49,11 @@ def run_lint(project: "Project", lessons: "list[LessonDoc]",
             if f.severity is Severity.INFO:
                 kept.append(f)
                 continue
-            block = lesson.block_of_line(f.line)
             rule = f.data.get("origin", f.rule)
             hit = False
             for i, s in enumerate(lesson.suppressions):
-                if s.block == block and any(_matches(f, n) for n in s.names):
+                first, last = lesson.block_lines[s.block]
+                if first <= f.line <= last and any(_matches(f, n) for n in s.names):
                     inline_used[i] = hit = True
             for i, s in enumerate(ctx.config.suppress):
                 if s.applies(doc.name, rule) and any(_matches(f, n) for n in s.names):

@@ -9,10 +9,6 @@ _VER = r"v?(\d+\.\d+(?:\.\d+)*)"
 _GAP = r"[\s*_`:/（(]{0,6}"
 
 
-def _display_names(name: str) -> list[str]:
-    return [name]
-
-
 class Version(Rule):
     """Version and commit mentions in the lesson text must agree with pins.toml: an
     upstream's name followed by a version (`MuJoCo 3.15.0`, `Drake v1.57.0`,
@@ -27,7 +23,8 @@ class Version(Rule):
         pins = ctx.project.pins
         names = {up.name: up for up in pins.upstream.values()}
         alt = "|".join(sorted(map(re.escape, names), key=len, reverse=True))
-        mention = re.compile(rf"(?i)(?<![A-Za-z0-9])({alt})(?![A-Za-z0-9]){_GAP}{_VER}(?![\d.]*\d)")
+        mention = re.compile(rf"(?i)(?<![A-Za-z0-9-])({alt})(?![A-Za-z0-9-]){_GAP}{_VER}"
+                             r"(?![\d.]*\d)")
         named = re.compile(rf"(?i)(?<![A-Za-z0-9-])({alt})(?![A-Za-z0-9-])")
         out = []
         for s in lesson.sentences:
