@@ -145,3 +145,13 @@ def test_lines_are_numbered_like_github():
 def test_blank_citation_is_flagged():
     r = relocate("a\n\nb\n", "z\na\n\nb\n", 2, 2)
     assert (r.status, r.start) == (LinkStatus.MOVED, 3) and "blank" in r.detail
+
+
+def test_fingerprint_is_lints_permalink_anchor_fingerprint():
+    lint = __import__("pytest").importorskip("verifier.lint.rules.permalink_anchor")
+    lines = ["  def f(x):", "\treturn  x + 1", ""]
+    assert fingerprint_lines(lines) == lint.fingerprint(lines)
+    assert fingerprint_lines(lines).startswith("sha256:")
+    import hashlib
+    expected = hashlib.sha256("def f(x):\nreturn x + 1\n".encode()).hexdigest()
+    assert fingerprint_lines(lines) == "sha256:" + expected

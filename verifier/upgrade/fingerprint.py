@@ -1,5 +1,6 @@
-"""Fingerprint of the lines a permalink cites: sha256 of the cited lines with
-whitespace collapsed (runs of blanks -> one space, ends stripped), joined by "\\n".
+"""Fingerprint of the lines a permalink cites: `sha256:` + sha256 of the cited
+lines with whitespace collapsed (runs of blanks -> one space, ends stripped),
+joined by "\\n".
 
 The same definition as lint's permalink fingerprints, so a fingerprint lint
 recorded at the old pin compares with one computed here at the new version.
@@ -9,6 +10,11 @@ alters it."""
 from __future__ import annotations
 
 import hashlib
+
+try:  # one definition: lint's permalink-anchor fingerprint (VL103)
+    from verifier.lint.rules.permalink_anchor import fingerprint as _lint_fingerprint
+except ImportError:  # pragma: no cover - lint not installed
+    _lint_fingerprint = None
 
 
 def normalise_line(line: str) -> str:
@@ -36,8 +42,11 @@ def cited(lines: list[str], start: int, end: int | None = None) -> list[str] | N
 
 
 def fingerprint_lines(lines: list[str]) -> str:
+    """`sha256:<hex>`, the value lint's permalink-anchor rule (VL103) records."""
+    if _lint_fingerprint is not None:
+        return _lint_fingerprint(lines)
     joined = "\n".join(normalise_line(ln) for ln in lines)
-    return hashlib.sha256(joined.encode("utf-8")).hexdigest()
+    return "sha256:" + hashlib.sha256(joined.encode("utf-8")).hexdigest()
 
 
 def fingerprint(text: str, start: int, end: int | None = None) -> str | None:
