@@ -48,6 +48,8 @@ def unwrap_field(text: str | None) -> str | None:
 
 
 class DefaultKind(ClaimKind):
+    __doc__ = __doc__  # the module docstring documents the kind
+
     name = "default"
     code = "VC103"
 

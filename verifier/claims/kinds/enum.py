@@ -90,6 +90,8 @@ def _decide(values: dict) -> tuple[int | None, str]:
 
 
 class EnumKind(ClaimKind):
+    __doc__ = __doc__  # the module docstring documents the kind
+
     name = "enum"
     code = "VC104"
 

@@ -57,6 +57,8 @@ def _uniq(names) -> list[str]:
 
 
 class MembersKind(ClaimKind):
+    __doc__ = __doc__  # the module docstring documents the kind
+
     name = "members"
     code = "VC105"
 

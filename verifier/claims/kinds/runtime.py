@@ -24,6 +24,8 @@ from verifier.results import Verdict
 
 
 class RuntimeKind(ClaimKind):
+    __doc__ = __doc__  # the module docstring documents the kind
+
     name = "runtime"
     code = "VC111"
 

@@ -98,6 +98,8 @@ def shown(exp: list[dict], params: tuple[Param, ...]) -> list:
 
 
 class SignatureKind(ClaimKind):
+    __doc__ = __doc__  # the module docstring documents the kind
+
     name = "signature"
     code = "VC102"
 

@@ -28,6 +28,8 @@ from verifier.results import Verdict
 
 
 class SymbolKind(ClaimKind):
+    __doc__ = __doc__  # the module docstring documents the kind
+
     name = "symbol"
     code = "VC101"
 
