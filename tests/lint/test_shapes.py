@@ -34,7 +34,7 @@ def test_api_names(span, expected):
     'output="rgb depth"', 'camera output="rgb depth"', "qpos += dt * qvel", "qpos", "IMU",
     "0xFFFFFFFF", "(N,3)", "sleep()", "close()", ".copy()", "sum(qfrc_constraint)",
     "memset(0)", "simulation.rst", "examples/e4_camera_frame.py", "Rᵀ(a−g)", "data",
-    "efc_address>=0", "phase=forward, time=t", "TODO: handle use_mujoco_cpu", "3.15.0",
+    "efc_address>=0", "std::vector<int>", "np.linalg.norm(v)", "phase=forward, time=t", "TODO: handle use_mujoco_cpu", "3.15.0",
 ])
 def test_not_api_names(span):
     assert classify(span) == []

@@ -41,6 +41,9 @@ enumerate sorted append extend keys values items get update_from memset memcpy m
 printf sizeof assert data_ptr cpu cuda to
 """.split())
 
+# Roots of host-language / third-party namespaces (`std::vector`, `np.linalg.norm`).
+GENERIC_ROOTS = frozenset("std np numpy math os sys Eigen torch scipy typing".split())
+
 
 @dataclass(frozen=True)
 class ApiRef:
@@ -108,21 +111,16 @@ def classify(text: str) -> list[ApiRef]:
     s = text.strip()
     if not s or not s.isascii() or s.startswith(("(", "[", "-", "$", "#", "/", "~")):
         return []
-    groups = _strip_groups(s)
+    groups = _strip_groups(s.replace("::", "."))   # C++ scope reads like a member
     if groups is None:
         return []
     skel, call_at = groups
-    if any(c.isspace() for c in skel) or any(c in skel for c in "=<>+-'\",;:!?&|%^@`{}\\"
-                                              if not (c == ":" and "::" in skel)):
+    if any(c.isspace() for c in skel) or any(c in skel for c in "=<>+-'\",;:!?&|%^@`{}\\"):
         return []
-    skel = skel.replace("::", ".")
     if "*" in skel and call_at:
         return []   # multiplication, not a glob: `R_SW*(a-g)`
     if re.search(r"\.(rst|md|py|pyi|h|c|cc|cpp|xml|json|txt|toml|yaml|yml|html|png|usd)$", skel):
         return []   # a file name
-    if skel.count(":"):
-        return []
-    # call positions refer to the skeleton before '::' replacement; recompute per segment
     alts_raw = skel.split("/")
     if len(alts_raw) > 1 and any(not a or "." in a and len(alts_raw) > 1 and a.endswith(
             (".py", ".md", ".h", ".c", ".cc", ".xml", ".json")) for a in alts_raw):
@@ -166,7 +164,7 @@ def _make(raw: str, segs: list[str], calls: list[bool], lead: bool) -> ApiRef | 
     while segs and segs[-1] in GENERIC:
         segs.pop()
         calls.pop()
-    if not segs:
+    if not segs or (segs[0] in GENERIC_ROOTS and not lead):
         return None
     evidence = len(segs) >= 2 or any(_evidence(s, c) for s, c in zip(segs, calls))
     if len(segs) == 1 and FORMULA.match(segs[0]):
