@@ -3,6 +3,7 @@ checks with the interpreter running the tests, whose environment has no pins).""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -141,3 +142,32 @@ def test_upstream_modules_are_preloaded():
 def test_missing_interpreter_is_an_error_not_a_crash(tmp_path):
     b = run_batch(tmp_path / "nope" / "python", SPEC, [CheckSpec("x", "result = 1")])
     assert b.runs[0].status == "error" and "cannot start" in b.runs[0].message
+
+
+def test_background_child_does_not_hold_the_batch():
+    code = ("import subprocess, sys\n"
+            "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], "
+            "close_fds=False)\n"
+            "result = p.pid")
+    t0 = time.perf_counter()
+    b = run(CheckSpec("spawn", code), CheckSpec("after", "result = 1"))
+    assert [r.status for r in b.runs] == ["ok", "ok"]
+    assert time.perf_counter() - t0 < 15
+    child = b.runs[0].value
+    for _ in range(50):                       # the leftover child is ended with the batch
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"process {child} started by a snippet outlived its batch")
+
+
+def test_version_comparison_ignores_trailing_zeros():
+    import pydantic
+    v = pydantic.VERSION
+    padded = v + ".0" if v.count(".") < 3 else v
+    b = run_batch(PY, EnvSpec("plain", (f"pydantic=={padded}",)), [CheckSpec("x", "result = 1")],
+                  env_dir=Path(sys.prefix))
+    assert b.runs[0].status == "ok"

@@ -85,6 +85,25 @@ def _float_safe(v):
     return v
 
 
+def _same_version(have, want):
+    """'1.18' == '1.18.0'; otherwise exact (local labels and pre-releases differ)."""
+    if have is None:
+        return False
+    if have == want:
+        return True
+
+    def release(v):
+        parts = v.split(".")
+        if not all(p.isdigit() for p in parts):
+            return None
+        nums = [int(p) for p in parts]
+        while nums and nums[-1] == 0:
+            nums.pop()
+        return nums
+    a, b = release(have), release(want)
+    return a is not None and a == b
+
+
 def _read(path):
     try:
         with open(path, "rb") as fh:
@@ -99,6 +118,7 @@ def _read(path):
 
 def main(argv):
     batch_path, fd = argv[1], int(argv[2])
+    os.set_inheritable(fd, False)      # processes a snippet starts must not hold the channel
     chan = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
 
     def emit(obj):
@@ -120,7 +140,7 @@ def main(argv):
     problems = []
     for dist, want in sorted(batch.get("pins", {}).items()):
         have = installed.get(dist)
-        if have != want:
+        if not _same_version(have, want):
             problems.append("%s %s installed, pinned %s" % (dist, have or "not", want)
                             if have else "%s is not installed (pinned %s)" % (dist, want))
     if problems:

@@ -212,12 +212,15 @@ def run_batch(python: Path, spec: EnvSpec, checks: list[CheckSpec], *,
                     elif kind == "end":
                         ended = True
                         t_last = time.perf_counter()
+                if ended:      # every result is in; don't wait for EOF (a child may hold it)
+                    break
         finally:
             reader.close()
             try:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                _kill(proc)
+                pass
+            _kill(proc)     # also ends any process a snippet left behind in the session
         rc = proc.returncode
         if t_last is not None:
             out.exit_s = round(time.perf_counter() - t_last, 4)
