@@ -30,6 +30,8 @@ def summary(findings) -> dict:
     sev = Counter(f.severity.value for f in findings)
     return {"errors": sev.get("error", 0), "warnings": sev.get("warning", 0),
             "info": sev.get("info", 0),
+            "unchecked": sum(int(f.data.get("count", 0)) for f in findings
+                             if f.rule == "source-unavailable"),
             "by_rule": dict(sorted(Counter(f.rule for f in findings).items()))}
 
 
@@ -72,5 +74,6 @@ def run(args: argparse.Namespace) -> int:
                   markup=True, highlight=False)
     s = summary(findings)
     con.print(f"{len(lessons)} lesson(s): {s['errors']} error(s), {s['warnings']} warning(s), "
-              f"{s['info']} info (fingerprints; --info shows them)")
+              f"{s['info']} info (fingerprints; --info shows them); {s['unchecked']} item(s) "
+              "unchecked for want of sources")
     return code
