@@ -144,8 +144,12 @@ An unrelated link: [elsewhere](https://github.com/other/repo/blob/main/x.py#L1).
 """
 
 
-def build(tmp_path: Path, *, git_url: bool = True) -> Fixture:
-    repo = make_git_repo(tmp_path / "upstream", {
+def build(tmp_path: Path, *, remote: bool = False) -> Fixture:
+    """remote=False: pins name github.com/demo-org/demo (serve it through a mirror);
+    remote=True: pins name the fixture repo's file:// URL, which ends in demo-org/demo
+    so lessons' github.com/demo-org/demo links belong to it (git provider)."""
+    where = tmp_path / "demo-org" / "demo" if remote else tmp_path / "upstream"
+    repo = make_git_repo(where, {
         "pkg/core.py": CORE_V1, "src/engine.c": ENGINE_C, "pkg/old_name.py": OLD_NAME_V1,
         "pkg/gone.py": GONE_V1})
     v1 = repo.head
@@ -164,7 +168,8 @@ def build(tmp_path: Path, *, git_url: bool = True) -> Fixture:
     write_pins(root, {"demo": UpstreamSpec(url=repo.url, commit=v1)},
                courses={"course": ("course", ["demo"])})
     # the pins helper names the repo by its file:// URL; lessons cite github.com/demo-org/demo
-    pins_text = fx.pins.read_text().replace(f'repo = "{repo.url}"',
-                                            'repo = "https://github.com/demo-org/demo"')
-    fx.pins.write_text(pins_text)
+    if not remote:
+        pins_text = fx.pins.read_text().replace(f'repo = "{repo.url}"',
+                                                'repo = "https://github.com/demo-org/demo"')
+        fx.pins.write_text(pins_text)
     return fx

@@ -186,3 +186,28 @@ def test_mirror_with_only_the_new_commit_uses_alignment_and_similarity(fx, tmp_p
     assert files["pkg/old_name.py"].method == "similarity"
     assert files["pkg/old_name.py"].new_path == "pkg/new_name.py"
     assert files["pkg/gone.py"].status == "deleted"
+
+
+def test_git_remote_resolves_a_tag_and_fetches_the_commit(tmp_path, monkeypatch):
+    from tests.helpers_upstream import git
+
+    f = build(tmp_path, remote=True)
+    git(f.repo.path, "tag", "v2.0.0", f.v2)
+    monkeypatch.setenv("VERIFIER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("VERIFIER_PROVIDERS", "git")
+    report = run_upgrade(load_project(f.pins), "demo", "2.0.0", claims=False)
+    assert (report.new.identity, report.new.commit, report.new.tag) == ("git", f.v2, "v2.0.0")
+    assert report.new.provider == f"git:{f.repo.url}"
+    links = _links(report)
+    assert links[(3, "pkg/core.py", 6)].method == "git-diff"  # the clone holds both commits
+    assert links[(9, "pkg/old_name.py", 4)].new_path == "pkg/new_name.py"
+
+
+def test_lesson_filter(fx):
+    project = load_project(fx.pins)
+    other = fx.lesson.parent / "other.md"
+    other.write_text(f"[x]({fx.url('pkg/core.py', 'L6-L9')})\n")
+    report = run_upgrade(project, "demo", fx.v2, version="2.0.0", claims=False,
+                         lesson_paths=[str(other)])
+    assert [ls.lesson for ls in report.lessons] == ["docs/other.md"]
+    assert report.lessons[0].links[0].new_start == 10
