@@ -138,3 +138,15 @@ def test_python_none_binding(flow_ctx):
 def test_goto_target_inside_later_block_stays_reachable(flow_ctx):
     out = run(flow_ctx, C, "mj_retryStep", {"reaches": ["mj_stepOnce", "mj_warnRetry"]})
     assert out.verdict is Verdict.VERIFIED, out
+
+
+def test_follow_walks_into_same_file_callees(flow_ctx):
+    want = {"reaches": ["self._warp.step"], "not_reaches": ["self._native.mj_step"]}
+    cpu_off = {"self.use_cpu": False}
+    out = run(flow_ctx, PY, "SolverAdapter.step", want, bindings=cpu_off)
+    assert out.verdict is Verdict.DIVERGED  # direct calls only by default
+    out = run(flow_ctx, PY, "SolverAdapter.step", want, bindings=cpu_off, follow=1)
+    assert out.verdict is Verdict.VERIFIED, out
+    assert "followed into: SolverAdapter::_warp_step" in out.message
+    with pytest.raises(ClaimError, match="options.follow"):
+        run(flow_ctx, PY, "SolverAdapter.step", want, follow=-1)

@@ -547,6 +547,7 @@ class Reach:
     calls: list[Call] = field(default_factory=list)          # possibly reached, source order
     undecided: list[tuple[int, str]] = field(default_factory=list)  # (line, condition text)
     decided: list[tuple[int, str, bool]] = field(default_factory=list)
+    followed: list[str] = field(default_factory=list)        # callees walked into (follow > 0)
 
 
 _PREPROC_COND = {"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else",
@@ -714,9 +715,9 @@ class _Flow:
 
     # ---------------------------------------------------------------- expressions
     def record(self, call: Call) -> None:
-        if id(call.node) in self._seen:
+        if call.node.id in self._seen:
             return
-        self._seen.add(id(call.node))
+        self._seen.add(call.node.id)
         self.reach.calls.append(call)
 
     def expr(self, node: Node | None) -> None:
@@ -1073,11 +1074,39 @@ def _balanced(s: str) -> bool:
 
 
 def reachable_calls(src: Source, fn: FunctionDef, bindings: dict[str, Any] | None = None,
-                    constants: list[str] | None = None) -> Reach:
-    """Calls on some possible path through `fn` under `bindings` (direct calls only)."""
+                    constants: list[str] | None = None, follow: int = 0) -> Reach:
+    """Calls on some possible path through `fn` under `bindings`.
+
+    With `follow` = N > 0, calls to functions defined in the same file are walked
+    into, N levels deep, under the same bindings (every same-named definition is
+    walked: overloads and methods of other classes included, so "may reach" stays
+    conservative). Calls found there are added after `fn`'s own calls."""
     flow = _Flow(src, bindings or {}, constants)
     flow.block(fn.body)
     flow.reach.calls.sort(key=lambda c: (c.node.start_byte, -c.node.end_byte))
+    if follow <= 0:
+        return flow.reach
+    by_name: dict[str, list[FunctionDef]] = {}
+    for f in functions(src):
+        by_name.setdefault(f.qual[-1], []).append(f)
+    seen = {fn.node.id}
+    level = list(flow.reach.calls)
+    for _ in range(follow):
+        nxt: list[Call] = []
+        for call in level:
+            for target in by_name.get(call.name, []):
+                if target.node.id in seen:
+                    continue
+                seen.add(target.node.id)
+                sub = _Flow(src, bindings or {}, constants)
+                sub.block(target.body)
+                sub.reach.calls.sort(key=lambda c: (c.node.start_byte, -c.node.end_byte))
+                flow.reach.followed.append(f"{target.name} (L{target.start})")
+                flow.reach.undecided.extend(sub.reach.undecided)
+                for c in sub.reach.calls:
+                    flow.record(c)
+                nxt.extend(sub.reach.calls)
+        level = nxt
     return flow.reach
 
 

@@ -17,8 +17,10 @@ call); a value is an enum name, an integer or a boolean.
 component, `mj_Euler`, or the whole callee expression, `self._mujoco.mj_step`).
 `reaches` holds when some possible path calls the callee; `not_reaches` holds
 only when no possible path does. Only direct calls in this function count
-(nested lambdas/definitions count as possible). Code after a certain
-`return` / `break` / `continue` is unreachable.
+(nested lambdas/definitions count as possible), unless `options.follow = N`
+walks N levels into callees defined in the same file (every same-named
+definition, under the same bindings). Code after a certain `return` / `break` /
+`continue` is unreachable.
 
 Why it matters: lessons explain dispatch ("step2 with RK4 runs Euler").
 
@@ -32,7 +34,7 @@ Example:
 
 Evidence used: the function's definition lines at the pinned blob.
 
-Options: bindings, constants (extra names to treat as constants), overload.
+Options: bindings, constants (extra names to treat as constants), follow, overload.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from verifier.facts import flow
 from verifier.results import Verdict
 
 OPTIONS = {"bindings": "table expression -> value", "constants": "extra constant names",
+           "follow": "levels of same-file callees to walk into (default 0)",
            "overload": "0-based definition index"}
 
 
@@ -64,9 +67,12 @@ class BranchKind(ClaimKind):
                              "(enum name, integer or boolean)")
         constants = claim.options.get("constants", [])
         constants = fs.str_list(claim, constants, "options.constants")
+        follow = claim.options.get("follow", 0)
+        if isinstance(follow, bool) or not isinstance(follow, int) or not 0 <= follow <= 10:
+            raise ClaimError(f"options.follow must be an integer from 0 to 10, got {follow!r}")
         src, sf = fs.load(claim, ctx)
         fn = fs.function(claim, src, lambda f: bool(flow.calls_in(src, f.body)))
-        reach = flow.reachable_calls(src, fn, bindings, constants)
+        reach = flow.reachable_calls(src, fn, bindings, constants, follow)
 
         def reached(name: str) -> bool:
             return any(c.matches(name) for c in reach.calls)
@@ -84,6 +90,8 @@ class BranchKind(ClaimKind):
             wrong += [n for n in want.get("not_reaches", []) if reached(n)]
             parts.append(f"differs for: {', '.join(wrong)}")
         parts.append("possibly reached: " + (", ".join(possible) or "(no calls)"))
+        if reach.followed:
+            parts.append("followed into: " + ", ".join(reach.followed))
         if reach.undecided:
             und = "; ".join(f"L{ln} {t[:60]}" for ln, t in reach.undecided[:6])
             more = f" (+{len(reach.undecided) - 6} more)" if len(reach.undecided) > 6 else ""
