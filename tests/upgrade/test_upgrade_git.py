@@ -78,6 +78,7 @@ def test_fingerprints_tell_moved_from_changed(fx):
 
 
 def test_write_rewrites_only_unchanged_content_and_bumps_pins(fx):
+    fx.lesson.chmod(0o664)
     before = fx.lesson.read_bytes()
     pins_before = fx.pins.read_text()
     project = load_project(fx.pins)
@@ -93,6 +94,8 @@ def test_write_rewrites_only_unchanged_content_and_bumps_pins(fx):
     assert fx.url("pkg/core.py", "L12-L15").encode() in after
     assert fx.url("pkg/gone.py", "L1-L3").encode() in after
     assert (fx.url("pkg/core.py") + ")").encode() in after
+    assert fx.lesson.stat().st_mode & 0o777 == 0o664  # permissions kept
+    assert not list(fx.lesson.parent.glob(".*.tmp"))
     # minimal diff: every other byte is the same
     assert _strip_urls(before) == _strip_urls(after)
     assert after.count(b"\n") == before.count(b"\n")

@@ -382,6 +382,15 @@ def _write(project: Project, target: Target, up: Upstream, report: UpgradeReport
            cited_paths: list[str]) -> UpgradeReport:
     written: list[Written] = []
     notes = list(report.notes)
+    # every edit is computed (and may fail) before anything is written
+    pins_path = project.pins.path
+    assert pins_path is not None
+    text = pins_path.read_text(encoding="utf-8")
+    new_text, pin_notes = writer.edit_pins(text, pins_path, up, target.upstream)
+    tree = target.repo.tree(target.upstream.commit) if target.repo is not None else None
+    new_cited = {lk.new_path or lk.path for ls in report.lessons for lk in ls.links} | set(cited_paths)
+    lock, lock_note = writer.edit_lock(project.lock, up.name, target.upstream, tree, new_cited,
+                                       f"tree:{target.repo_label}")
     new_lessons = []
     for ls in report.lessons:
         reps = {lk.url: lk.new_url for lk in ls.links if lk.rewritable and lk.new_url
@@ -393,25 +402,17 @@ def _write(project: Project, target: Target, up: Upstream, report: UpgradeReport
             data = file.read_bytes()
             new_data, counts = writer.rewrite_urls(data, reps)
             if new_data != data:
-                writer.write_file(project.store, file, new_data)
+                writer.write_file(file, new_data)
                 n = sum(counts.values())
                 written.append(Written(file=str(file), what=f"{n} permalink(s) rewritten"))
         links = [lk.model_copy(update={"written": counts.get(lk.url, 0) > 0}) for lk in ls.links]
         new_lessons.append(ls.model_copy(update={"links": links}))
 
-    pins_path = project.pins.path
-    assert pins_path is not None
-    text = pins_path.read_text(encoding="utf-8")
-    new_text, pin_notes = writer.edit_pins(text, pins_path, up, target.upstream)
     notes.extend(pin_notes)
     if new_text != text:
-        writer.write_file(project.store, pins_path, new_text.encode("utf-8"))
+        writer.write_file(pins_path, new_text.encode("utf-8"))
         written.append(Written(file=str(pins_path), what=f"upstream.{up.name}: commit "
                                f"{target.upstream.commit[:7]}, version {target.upstream.version}"))
-    tree = target.repo.tree(target.upstream.commit) if target.repo is not None else None
-    new_cited = {lk.new_path or lk.path for ls in report.lessons for lk in ls.links} | set(cited_paths)
-    lock, lock_note = writer.edit_lock(project.lock, up.name, target.upstream, tree, new_cited,
-                                       f"tree:{target.repo_label}")
-    project.store.write_bytes(project.lock_path, dump_lock(lock).encode())
+    writer.write_file(project.lock_path, dump_lock(lock).encode())
     written.append(Written(file=str(project.lock_path), what=lock_note))
     return report.model_copy(update={"lessons": new_lessons, "written": written, "notes": notes})

@@ -10,14 +10,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import stat
+import tempfile
 from pathlib import Path
 
 import tomlkit
 
-from verifier.cache import Store
 from verifier.errors import ConfigError
-from verifier.pins import Lock, LockedUpstream, Upstream, dump_lock
+from verifier.pins import Lock, LockedUpstream, Upstream
 
 _URL_END = rb"(?![A-Za-z0-9\-._~%/#?=&+:@!$*,;])"
 
@@ -89,5 +92,18 @@ def rewrite_urls(data: bytes, replacements: dict[str, str]) -> tuple[bytes, dict
     return pat.sub(sub, data), counts
 
 
-def write_file(store: Store, path: Path, data: bytes) -> None:
-    store.write_bytes(path, data)
+def write_file(path: Path, data: bytes) -> None:
+    """Atomic replace next to the file (same filesystem), keeping its permissions."""
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
