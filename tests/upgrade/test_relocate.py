@@ -155,3 +155,27 @@ def test_fingerprint_is_lints_permalink_anchor_fingerprint():
     import hashlib
     expected = hashlib.sha256("def f(x):\nreturn x + 1\n".encode()).hexdigest()
     assert fingerprint_lines(lines) == "sha256:" + expected
+
+
+def test_edit_pins_touches_only_identity_strings():
+    from pathlib import Path
+
+    from verifier.pins import Upstream, Wheel
+    from verifier.upgrade.write import edit_pins
+
+    src = ('# top comment\n[upstream.x]\nrepo = "https://github.com/o/x"\n'
+           f'commit = "{"a" * 40}"  # the pin\nversion = "1.0"   # v\ntag = "v1.0"\n'
+           'runtime = ["x==1.0", "y==2"]  # env\n\n[[upstream.x.wheel]]\n'
+           'requirement = "x==1.0"  # wheel\nmap = [{ wheel = "x/", repo = "x/" }]\n\n'
+           '[upstream.other]\ncommit = "' + "c" * 40 + '"\nversion = "1.0"\n')
+    old = Upstream(name="x", repo="https://github.com/o/x", commit="a" * 40, version="1.0",
+                   tag="v1.0", runtime=["x==1.0", "y==2"], wheel=[Wheel(requirement="x==1.0")])
+    new = old.model_copy(update={"commit": "b" * 40, "version": "2.0", "tag": None,
+                                 "runtime": ["x==2.0", "y==2"],
+                                 "wheel": [Wheel(requirement="x==2.0")]})
+    out, notes = edit_pins(src, Path("pins.toml"), old, new)
+    expected = (src.replace("a" * 40, "b" * 40).replace('version = "1.0"   # v', 'version = "2.0"   # v')
+                .replace('"x==1.0", "y==2"', '"x==2.0", "y==2"')
+                .replace('requirement = "x==1.0"', 'requirement = "x==2.0"'))
+    assert out == expected  # comments, layout and the other upstream untouched
+    assert notes and "tag" in notes[0]  # the old tag is left for the author
