@@ -23,6 +23,7 @@ from verifier.results import Verdict
 SOLVER = "newton/_src/solvers/mujoco/solver_mujoco.py"
 ACCEL = "systems/sensors/accelerometer.cc"
 FORWARD = "src/engine/engine_forward.c"
+SENSOR = "src/engine/engine_sensor.c"
 
 
 def check(project, upstream, kind, path, symbol, expected, **options):
@@ -73,6 +74,9 @@ def test_newton_step_order_and_todo(real_project):
 def test_drake_accelerometer(mirrors, real_project):
     if "drake" not in mirrors:
         pytest.skip("no local drake snapshot")
+    sf = real_project.sources.resolve("drake", ACCEL)
+    if sf.status.value != "pinned":
+        pytest.skip(f"the local drake snapshot does not hold {ACCEL} at the pin ({sf.detail})")
     ports = ["body_poses", "body_spatial_velocities", "body_spatial_accelerations"]
     out = check(real_project, "drake", "call_order", ACCEL, "Accelerometer<T>::Accelerometer",
                 ports, callee="DeclareAbstractInputPort", arg=0)
@@ -103,11 +107,14 @@ def test_mujoco_snapshot_shapes(mirrors, tmp_path, monkeypatch):
     from tests.helpers_upstream import UpstreamSpec, make_git_repo, write_pins
     from verifier.project import load_project
 
-    data = subprocess.run(["git", "--git-dir", mirrors["mujoco"], "show", f"HEAD:{FORWARD}"],
-                          capture_output=True, check=False).stdout
-    if not data:
-        pytest.skip(f"snapshot has no {FORWARD}")
-    repo = make_git_repo(tmp_path / "mj.git", {FORWARD: data})
+    files = {}
+    for path in (FORWARD, SENSOR):
+        data = subprocess.run(["git", "--git-dir", mirrors["mujoco"], "show", f"HEAD:{path}"],
+                              capture_output=True, check=False).stdout
+        if not data:
+            pytest.skip(f"snapshot has no {path}")
+        files[path] = data
+    repo = make_git_repo(tmp_path / "mj.git", files)
     pins = write_pins(tmp_path, {"mjsnap": UpstreamSpec(url="https://github.com/example/mj",
                                                         commit=repo.head)})
     monkeypatch.setenv("VERIFIER_MIRRORS", f"mjsnap={repo.path}")
@@ -129,4 +136,13 @@ def test_mujoco_snapshot_shapes(mirrors, tmp_path, monkeypatch):
     out = check(project, "mjsnap", "call_order", FORWARD, "mj_step2",
                 ["mj_fwdActuation", "mj_fwdAcceleration", "mj_fwdConstraint"],
                 match="subsequence")
+    assert out.verdict is Verdict.VERIFIED, out
+    # a loop with `continue`, nested ifs and a counter-guarded callback
+    out = check(project, "mjsnap", "branch", SENSOR, "mj_sensorPos",
+                {"reaches": ["mju_zero"], "not_reaches": ["compute_or_read_sensor"]},
+                bindings={"type": "mjSENS_USER"})
+    assert out.verdict is Verdict.VERIFIED, out
+    out = check(project, "mjsnap", "branch", SENSOR, "mj_sensorPos",
+                {"not_reaches": ["mju_zero", "compute_or_read_sensor", "compute_user_sensors"]},
+                bindings={"mjDISABLED(mjDSBL_SENSOR)": True})
     assert out.verdict is Verdict.VERIFIED, out
