@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.claims_flow.conftest import CPP, C, PY, claim
+from tests.claims_flow.conftest import CPP, FIXTURES, C, PY, claim
 from verifier.claims.kinds.base import ClaimError
 from verifier.claims.kinds.text import TextKind
 from verifier.results import Verdict
@@ -29,6 +29,10 @@ def test_whole_file_and_negative(flow_ctx):
         is Verdict.VERIFIED
     assert run(flow_ctx, C, None, False, pattern=r"mj_RungeKutta\(m, d, 2\)").verdict \
         is Verdict.VERIFIED
+    out = run(flow_ctx, C, None, True, pattern=r"no such text")
+    assert out.verdict is Verdict.DIVERGED and out.actual is False
+    n = len((FIXTURES / "engine_forward.c").read_text().splitlines())
+    assert out.evidence.lines == (1, n)  # the whole file was searched
     out = run(flow_ctx, C, "mj_step", False, pattern=r"mj_RungeKutta\(m, d, 4\)")
     assert out.verdict is Verdict.DIVERGED and out.evidence.lines == (22, 22)
 

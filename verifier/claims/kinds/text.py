@@ -69,7 +69,7 @@ class TextKind(ClaimKind):
                     fs.function(claim, src)  # raises the 'no definition' error
             ranges = [(f.node.start_byte, f.node.end_byte, f.start, f.end) for f in scopes]
         else:
-            ranges = [(0, len(data), 1, text.count("\n") + 1)]
+            ranges = [(0, len(data), 1, max(1, len(text.splitlines())))]
         hit = None
         for start_b, end_b, _, _ in ranges:
             chunk = data[start_b:end_b].decode("utf-8", errors="replace")
