@@ -291,6 +291,9 @@ def _with_course(r, course_of: dict[str, str]):
     return r
 
 
+_MD_LINK = re.compile(r"\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))+\)")
+
+
 def _lesson_sentence(text: str, line: int | None, fragment: str | None) -> tuple[str | None, int | None]:
     """The lesson line holding the claim (the fragment's line if the given line lacks it)."""
     lines = text.splitlines()
@@ -301,7 +304,7 @@ def _lesson_sentence(text: str, line: int | None, fragment: str | None) -> tuple
             at = min(hits, key=lambda i: abs(i - (line or 0)))
     if at is None or not (1 <= at <= len(lines)):
         return None, None
-    s = lines[at - 1].strip()
+    s = _MD_LINK.sub(r"\1", lines[at - 1]).strip()
     if len(s) > MAX_SENTENCE_CHARS:
         pos = s.find(fragment) if fragment else -1
         start = max(0, pos - MAX_SENTENCE_CHARS // 2) if pos >= 0 else 0

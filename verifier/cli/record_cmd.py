@@ -31,7 +31,9 @@ HELP = "run lint and the claim check, and write a verification record (json, mar
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=FORMATS, default="json", help="output format (default json)")
+    p.add_argument("--format", default="json", metavar="FMT[,FMT...]",
+                   help=f"output format(s): {', '.join(FORMATS)} (default json). Several, "
+                        "comma-separated, need --out DIR; github annotations always go to stdout")
     p.add_argument("--out", metavar="PATH|DIR",
                    help="write to this file, or into this directory (default: stdout)")
     p.add_argument("--lesson", action="append", metavar="L", default=[],
@@ -46,6 +48,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sample", metavar="N|FRACTION",
                    help="with --runtime sample: how many claims (int) or which fraction")
     p.add_argument("--seed", type=int, default=0, help="seed of the runtime sample (default 0)")
+
+
+def formats(value: str) -> list[str]:
+    fmts = list(dict.fromkeys(f.strip() for f in value.split(",") if f.strip()))
+    bad = [f for f in fmts if f not in FORMATS]
+    if bad or not fmts:
+        raise UsageError(f"--format {value!r}: unknown format {', '.join(bad) or '(none)'} "
+                         f"(expected one or more of: {', '.join(FORMATS)})")
+    return fmts
 
 
 def _timestamp(value: str | None) -> str | None:
@@ -186,6 +197,11 @@ def emit(report: RunReport, fmt: str, out: str | Path | None) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
+    fmts = formats(args.format)
+    files = [f for f in fmts if f != "github"]
+    if len(files) > 1 and not (args.out and (Path(args.out).is_dir() or args.out.endswith("/"))):
+        raise UsageError(f"--format {args.format}: several formats need --out DIR "
+                         "(an existing directory, or a path ending in '/')")
     timestamp = _timestamp(args.timestamp)
     sample = _sample(args.sample)
     if sample is not None and args.runtime != "sample":
@@ -197,8 +213,12 @@ def run(args: argparse.Namespace) -> int:
     kw = collect(project, lessons, upstream=args.upstream, runtime=args.runtime, sample=sample,
                  seed=args.seed)
     report = build_report(project, lessons=lessons, timestamp=timestamp,
-                          excerpts=args.format == "html", **kw)
-    written = emit(report, args.format, args.out)
+                          excerpts="html" in fmts, **kw)
+    written = []
+    for fmt in fmts:
+        # annotations must reach the log: stdout, unless github is the only format
+        out = None if fmt == "github" and len(fmts) > 1 else args.out
+        written += emit(report, fmt, out)
     if not getattr(args, "quiet", False):
         for path in written:
             err_console.print(f"wrote {path}", highlight=False, soft_wrap=True)

@@ -156,7 +156,7 @@ def _claim_html(c: ClaimResult, x: Excerpt | None) -> str:
 
 def _chart(report: RunReport) -> str:
     rows = [(f"{les.course}/{les.path}", les.verdicts) for les in report.lessons]
-    label_w, bar_w, row_h, top = 330, 400, 24, 8
+    label_w, bar_w, row_h, top = 400, 400, 24, 8
     most = max([sum(v.values()) for _, v in rows] + [1])
     h = top + row_h * max(len(rows), 1) + 34
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" id="verdict-chart" width="{label_w + bar_w + 60}" '
@@ -183,7 +183,7 @@ def _chart(report: RunReport) -> str:
     for v in VERDICTS:
         out.append(f'<rect x="{lx}" y="{ly}" width="12" height="12" fill="{COLOURS[v.value]}"/>'
                    f'<text x="{lx + 16}" y="{ly + 10}">{v.value}</text>')
-        lx += 92
+        lx += 30 + 7 * len(v.value)
     out.append("</svg>")
     return "".join(out)
 
@@ -192,6 +192,9 @@ def _filters(report: RunReport) -> str:
     def group(name: str, values: list[str]) -> str:
         boxes = "".join(f'<label><input type="checkbox" data-filter="{name}" value="{e(val)}" '
                         f'checked> {e(val)}</label>' for val in values)
+        if not values:
+            boxes = '<span class="muted">(none)</span>'
+
         return f'<fieldset id="filter-{name}"><legend>{name}</legend>{boxes}</fieldset>'
 
     verdicts = [v.value for v in VERDICTS]
@@ -225,7 +228,7 @@ def _section(title: str, sha: str | None, claims, findings, report: RunReport,
 
 def render(report: RunReport) -> str:
     s = report.summary
-    counts = ", ".join(f'<span class="badge v-{v}">{n} {v}</span>'
+    counts = " ".join(f'<span class="badge v-{v}">{n} {v}</span>'
                        for v, n in s.verdicts.items() if n) or "no claims"
     pins = "".join(f"<tr><td>{e(u.name)}</td><td>{e(u.version)}</td><td><code>{e(u.commit)}"
                    f"</code></td><td>{e(u.repo)}</td></tr>" for u in report.pins.upstreams)

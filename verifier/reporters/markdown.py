@@ -66,7 +66,7 @@ def lesson_record(report: RunReport, lesson: LessonRecord) -> str:
         if u:
             lines.append(f"- Upstream {code(name)} {u.version} at commit {code(u.commit)} "
                          f"({u.repo})")
-    lines.append("- Stages: " + "; ".join(_stages(report)))
+    lines.append("- Stages (whole run): " + "; ".join(_stages(report)))
     bad = [c for c in claims if c.verdict in FAILING]
     lerr = [f for f in findings if f.severity is Severity.ERROR]
     lines.append("- Result: " + ("clean" if not bad and not lerr else
