@@ -89,7 +89,9 @@ class BranchKind(ClaimKind):
             wrong = [n for n in want.get("reaches", []) if not reached(n)]
             wrong += [n for n in want.get("not_reaches", []) if reached(n)]
             parts.append(f"differs for: {', '.join(wrong)}")
-        parts.append("possibly reached: " + (", ".join(possible) or "(no calls)"))
+        shown = ", ".join(possible[:30]) + (f" (+{len(possible) - 30} more)"
+                                            if len(possible) > 30 else "")
+        parts.append("possibly reached: " + (shown or "(no calls)"))
         if reach.followed:
             parts.append("followed into: " + ", ".join(reach.followed))
         if reach.undecided:
