@@ -1,0 +1,297 @@
+"""Content-addressed fact cache: extract once per blob, ever.
+
+An entry is keyed by what its value is a pure function of:
+
+    (extractor name, extractor version, blob SHA[, canonical query])
+
+- *extractor version* is a digest of the code that computes the value (the
+  modules and query files it names, see `code_version`) plus a format number,
+  so any change to an extractor invalidates its entries and nothing else;
+- *blob SHA* is the git blob of the file the value was computed from, so an
+  entry serves every pin and every run that holds the same bytes (most blobs do
+  not change between releases);
+- *query* is the canonical JSON of whatever else the value depends on (a
+  claim's kind, locator, expected value and options; the module name a Python
+  file is indexed under), for extraction that is query-specific.
+
+Layout (under the `Store` root; `verifier cache clean --section facts`):
+
+    facts/<extractor>/<blob[:2]>/<blob>-<key digest>.bin
+
+Each file is `MAGIC + sha256(payload) + payload` (payload: pickle). Writes go
+through `Store.write_bytes` (temp file + fsync + os.replace), so an interrupted
+or concurrent run never leaves a partial entry visible; two runs writing the
+same key write equal values and the last rename wins. An entry that fails its
+checksum or does not unpickle is removed and treated as a miss (rebuilt).
+
+The cache holds pickles of the verifier's own data: it is a per-user cache
+directory, like the blob cache next to it, and is never shared or downloaded.
+
+A value may carry *dependencies* (`Memo`): other files it was computed from,
+as (upstream, path, blob, status, provider) at the time. A hit is used only if
+every dependency still resolves to exactly that, so a memoised claim outcome
+is never served after one of its files changed identity or availability.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pickle
+import weakref
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from verifier.cache import Store
+
+FORMAT = 1
+MAGIC = b"VFACT1\n"
+_DIGEST = 32  # sha256
+_PKG = Path(__file__).resolve().parents[1]   # the `verifier` package directory
+
+
+@dataclass
+class Stats:
+    hits: int = 0
+    misses: int = 0
+    writes: int = 0
+    corrupt: int = 0
+    stale: int = 0          # memo entries whose dependencies changed
+
+    def as_dict(self) -> dict[str, int]:
+        return {"hits": self.hits, "misses": self.misses, "writes": self.writes,
+                "corrupt": self.corrupt, "stale": self.stale}
+
+
+@cache
+def code_version(*parts: str) -> str:
+    """Digest of the named package files/directories (relative to `verifier/`,
+    e.g. "facts/symbols.py", "facts/queries", "claims/kinds"): the extractor
+    version. Directories contribute every `.py` and `.scm` file below them."""
+    h = hashlib.sha256(f"format={FORMAT}".encode())
+    for part in parts:
+        p = _PKG / part
+        files = sorted(p.rglob("*")) if p.is_dir() else [p]
+        for f in files:
+            if f.is_file() and f.suffix in (".py", ".scm"):
+                h.update(f.relative_to(_PKG).as_posix().encode() + b"\0")
+                h.update(f.read_bytes())
+    return h.hexdigest()[:20]
+
+
+def canonical(query: Any) -> str:
+    """Canonical JSON of a query: sorted keys, no whitespace, non-JSON values as repr."""
+    return json.dumps(query, sort_keys=True, separators=(",", ":"), default=repr,
+                      ensure_ascii=False)
+
+
+def disabled() -> bool:
+    return os.environ.get("VERIFIER_FACT_CACHE", "1").strip().lower() in ("0", "off", "no")
+
+
+class FactCache:
+    """Fact entries under `<store root>/facts/`."""
+
+    def __init__(self, store: "Store") -> None:
+        self.store = store
+        self.root = store.root / "facts"
+        self.stats = Stats()
+        self.enabled = not disabled()
+
+    # ----------------------------------------------------------------- keys
+    def path(self, extractor: str, version: str, blob: str, query: Any = None) -> Path:
+        if not blob or any(c not in "0123456789abcdef" for c in blob):
+            raise ValueError(f"not a blob SHA: {blob!r}")
+        if not extractor.replace("-", "").replace("_", "").isalnum():
+            raise ValueError(f"bad extractor name {extractor!r}")
+        key = hashlib.sha256(canonical([extractor, version, blob, query]).encode()).hexdigest()
+        return self.root / extractor / blob[:2] / f"{blob}-{key[:24]}.bin"
+
+    # ----------------------------------------------------------------- io
+    def get(self, extractor: str, version: str, blob: str, query: Any = None) -> Any | None:
+        """The stored value, or None (absent, disabled, or corrupt - then removed)."""
+        if not self.enabled:
+            self.stats.misses += 1
+            return None
+        p = self.path(extractor, version, blob, query)
+        try:
+            raw = p.read_bytes()
+        except OSError:
+            self.stats.misses += 1
+            return None
+        value = self._decode(raw)
+        if value is None:
+            self.stats.corrupt += 1
+            self.stats.misses += 1
+            with contextlib.suppress(OSError):
+                p.unlink()
+            return None
+        self.stats.hits += 1
+        return value[0]
+
+    def put(self, extractor: str, version: str, blob: str, value: Any, query: Any = None) -> None:
+        if not self.enabled:
+            return
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        data = MAGIC + hashlib.sha256(payload).digest() + payload
+        try:
+            self.store.write_bytes(self.path(extractor, version, blob, query), data)
+            self.stats.writes += 1
+        except OSError:
+            pass  # a read-only or full cache only costs speed
+
+    def get_or_build(self, extractor: str, version: str, blob: str | None,
+                     build: Callable[[], Any], query: Any = None) -> Any:
+        if not blob:
+            return build()
+        hit = self.get(extractor, version, blob, query)
+        if hit is not None:
+            return hit
+        value = build()
+        self.put(extractor, version, blob, value, query)
+        return value
+
+    @staticmethod
+    def _decode(raw: bytes) -> tuple[Any] | None:
+        head = len(MAGIC) + _DIGEST
+        if len(raw) < head or not raw.startswith(MAGIC):
+            return None
+        payload = raw[head:]
+        if hashlib.sha256(payload).digest() != raw[len(MAGIC):head]:
+            return None
+        try:
+            return (pickle.loads(payload),)
+        except Exception:  # noqa: BLE001 - any unpickling failure means a bad entry
+            return None
+
+    def entries(self) -> Iterable[Path]:
+        return self.root.rglob("*.bin") if self.root.exists() else ()
+
+
+_BY_STORE: "weakref.WeakKeyDictionary[Store, FactCache]" = weakref.WeakKeyDictionary()
+
+
+def fact_cache(store: "Store") -> FactCache:
+    """The fact cache of a store (one per Store object, so stats add up per run)."""
+    fc = _BY_STORE.get(store)
+    if fc is None:
+        fc = _BY_STORE[store] = FactCache(store)
+    return fc
+
+
+# --------------------------------------------------------------------------- memo
+
+
+Dep = tuple[str, str, "str | None", str, "str | None"]   # upstream, path, blob, status, provider
+
+
+def dep_of(sf) -> Dep:
+    return (sf.upstream, sf.path, sf.blob, sf.status.value, sf.provider)
+
+
+@dataclass
+class Memo:
+    """A value plus the files (as resolved then) it was computed from."""
+
+    value: Any
+    deps: list[Dep] = field(default_factory=list)   # every file resolved while computing
+    used: list[Dep] = field(default_factory=list)   # the files the computation read
+
+
+@contextlib.contextmanager
+def track_resolves(layer) -> Any:
+    """Record every `SourceFile` the source layer resolves inside the block
+    (reads go through `resolve` too), in order, without duplicates."""
+    seen: dict[tuple[str, str], Any] = {}
+    orig = layer.resolve
+
+    def tracking(upstream: str, path: str):
+        sf = orig(upstream, path)
+        seen.setdefault((upstream, path), sf)
+        return sf
+
+    layer.resolve = tracking
+    try:
+        yield seen
+    finally:
+        with contextlib.suppress(AttributeError):
+            del layer.resolve
+
+
+def deps_current(layer, deps: list[Dep]) -> list | None:
+    """The resolved files of `deps` if each still resolves exactly as recorded."""
+    out = []
+    for upstream, path, blob, status, provider in deps:
+        sf = layer.resolve(upstream, path)
+        if dep_of(sf) != (upstream, path, blob, status, provider):
+            return None
+        out.append(sf)
+    return out
+
+
+# --------------------------------------------------------------------------- claims
+
+# Everything a static claim outcome is computed by: the kinds and the facts layer
+# (extractors, queries, evaluators), the result models and the permalink format.
+CLAIM_CODE = ("claims/kinds", "facts", "results.py", "pins.py")
+
+
+def _claim_env() -> dict[str, Any]:
+    """Environment the outcome may depend on: whether libclang can be used."""
+    import importlib.util
+
+    return {"libclang": importlib.util.find_spec("clang") is not None}
+
+
+def check_claim(kind, claim, ctx):
+    """`kind.check(claim, ctx)`, memoised by (blob of `claim.path`, code version,
+    canonical claim query). A hit re-validates every file the original check
+    resolved (same blob, status and provider) and fills `ctx.used` with them, so
+    the identity rule sees the same evidence; it reads no source. `ClaimError`
+    outcomes are memoised too (re-raised); `SourceUnavailable` never is."""
+    from verifier.claims.kinds.base import ClaimError, Outcome
+
+    project = ctx.project
+    layer = project.sources
+    fc = fact_cache(project.store)
+    if not fc.enabled or not claim.path:
+        return kind.check(claim, ctx)
+    sf = layer.resolve(ctx.upstream.name, claim.path)
+    if not sf.status.usable or not sf.blob:
+        return kind.check(claim, ctx)          # raises SourceUnavailable
+    version = code_version(*CLAIM_CODE)
+    query = {"kind": claim.kind, "path": claim.path, "symbol": claim.symbol,
+             "expected": claim.expected, "options": claim.options,
+             "upstream": [ctx.upstream.name, ctx.upstream.repo, ctx.upstream.commit],
+             "env": _claim_env()}
+    hit = fc.get("claim", version, sf.blob, query)
+    if isinstance(hit, Memo):
+        ok = deps_current(layer, hit.deps)
+        used = deps_current(layer, hit.used) if ok is not None else None
+        if used is not None:
+            ctx.used.extend(used)
+            kind_, payload = hit.value
+            if kind_ == "error":
+                raise ClaimError(payload)
+            return payload
+        fc.stats.stale += 1
+    before = len(ctx.used)
+    with track_resolves(layer) as seen:
+        try:
+            out = kind.check(claim, ctx)
+        except ClaimError as exc:
+            fc.put("claim", version, sf.blob,
+                   Memo(("error", str(exc)), [dep_of(s) for s in seen.values()],
+                        [dep_of(s) for s in ctx.used[before:]]), query)
+            raise
+    if isinstance(out, Outcome):
+        fc.put("claim", version, sf.blob,
+               Memo(("outcome", out), [dep_of(s) for s in seen.values()],
+                    [dep_of(s) for s in ctx.used[before:]]), query)
+    return out
