@@ -14,6 +14,7 @@ from verifier import __version__
 from verifier.cli import cache_cmd, lock_cmd, sources_cmd, sync_cmd, upgrade_cmd, verify_cmd
 from verifier.cli import check_cmd, coverage_cmd  # claims
 from verifier.cli import env_cmd  # runtime environments
+from verifier.cli import record_cmd, schema_cmd  # outputs
 from verifier.cli import lint_cmd, rules_cmd  # lint
 from verifier.cli.common import add_global, err_console
 from verifier.errors import VerifierError
@@ -29,6 +30,8 @@ COMMANDS: list[tuple[str, ModuleType]] = [
     ("lint", lint_cmd),
     ("rules", rules_cmd),
     ("upgrade", upgrade_cmd),
+    ("record", record_cmd),
+    ("schema", schema_cmd),
     ("env", env_cmd),
     ("check", check_cmd),
     ("coverage", coverage_cmd),
