@@ -179,3 +179,14 @@ def test_edit_pins_touches_only_identity_strings():
                 .replace('requirement = "x==1.0"', 'requirement = "x==2.0"'))
     assert out == expected  # comments, layout and the other upstream untouched
     assert notes and "tag" in notes[0]  # the old tag is left for the author
+
+
+def test_symbol_anchor_prefers_the_method_the_range_sits_on():
+    from verifier.upgrade.symbols import Symbol, anchor
+
+    cls = Symbol("Solver", 1, 500)
+    meth = Symbol("Solver.validate", 100, 118)
+    other = Symbol("Solver.step", 120, 160)
+    assert anchor([cls, meth, other], 100, 121) == meth   # range runs 3 lines past the method
+    assert anchor([cls, meth, other], 90, 200) == cls
+    assert anchor([cls, meth], 600, 610) is None

@@ -92,8 +92,13 @@ def _symbols(path: str, data: bytes) -> list[Symbol]:
 
 
 def anchor(syms: list[Symbol], start: int, end: int) -> Symbol | None:
-    """The innermost symbol holding start..end, else the first one starting inside it."""
-    holding = [s for s in syms if s.start <= start and end <= s.end]
+    """The symbol the cited range starts on: one that begins within its first lines
+    (a comment or decorator may come first), else the innermost one holding its first
+    line, else the first one beginning inside it."""
+    head = [s for s in syms if start <= s.start <= min(end, start + 3)]
+    if head:
+        return min(head, key=lambda s: (s.start, -(s.end - s.start)))
+    holding = [s for s in syms if s.start <= start <= s.end]
     if holding:
         return min(holding, key=lambda s: (s.end - s.start, s.start))
     inside = [s for s in syms if start <= s.start <= end]
