@@ -97,3 +97,13 @@ def _toml(v) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(_toml(x) for x in v) + "]"
     return json.dumps(v)
+
+
+@pytest.fixture
+def no_memo(simx, monkeypatch):  # noqa: F811
+    """Run kinds for real (no memoised outcome), for tests that patch a kind's internals."""
+    try:
+        from verifier.facts.cache import fact_cache
+    except ImportError:
+        return
+    monkeypatch.setattr(fact_cache(simx.project.store), "enabled", False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.claims.simx_project import claim, simx  # noqa: F401 (fixture)
+from tests.claims.simx_project import claim, no_memo, simx  # noqa: F401 (fixtures)
 from verifier.facts import clang
 from verifier.facts.consteval import evaluate
 
@@ -49,19 +49,19 @@ def test_composition_reports_written_names(simx):
 
 
 @pytest.mark.skipif(not clang.available(), reason="libclang not installed")
-def test_libclang_is_used_and_agrees(simx):
+def test_libclang_is_used_and_agrees(simx, no_memo):
     r = simx.one(claim("e", "enum", H, "sxPART_DYNAMICS", 30, "sxNPART"))
     assert "libclang (tree-sitter agrees)" in r.message
 
 
-def test_without_libclang_tree_sitter_decides(simx, monkeypatch):
+def test_without_libclang_tree_sitter_decides(simx, no_memo, monkeypatch):
     monkeypatch.setattr(clang, "available", lambda: False)
     r = simx.one(claim("e", "enum", H, "sxSTEP_FULL", 6, "sxNPART"))
     assert r.verdict.value == "verified"
     assert "tree-sitter evaluation (libclang not used)" in r.message
 
 
-def test_extractors_disagreeing_is_an_error(simx, monkeypatch):
+def test_extractors_disagreeing_is_an_error(simx, no_memo, monkeypatch):
     real = clang.enum_constants
 
     def skewed(*a, **kw):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.claims.simx_project import claim, simx  # noqa: F401 (fixture)
+from tests.claims.simx_project import claim, no_memo, simx  # noqa: F401 (fixtures)
 
 
 
@@ -64,3 +64,31 @@ def test_symbol_needs_boolean(simx):
     r = simx.one(claim("c", "symbol", "include/simx/simx.h", "sx_advance", "yes", "sx_advance1"))
     assert r.verdict.value == "error" and "true or false" in r.message
     assert str(simx.claim_file) + ":4" in r.message
+
+
+@pytest.mark.parametrize("symbol,expected,verdict", [
+    ("pysimx.stubs.sensors.GyroProbe.AddToDiagram", False, "verified"),
+    ("GyroProbe.scale", True, "verified"),
+    ("MakeDefaultGyro", True, "verified"),
+])
+def test_symbol_in_pyi_stub(simx, symbol, expected, verdict):
+    r = simx.one(claim("c", "symbol", "pysimx/stubs/sensors.pyi", symbol, expected, "sx_advance1"))
+    assert r.verdict.value == verdict, r.message
+
+
+def test_stub_overloads_in_signature(simx):
+    r = simx.one(claim("c", "signature", "pysimx/stubs/sensors.pyi", "GyroProbe",
+                       ["body", "X_BP", "bias", "scale"], "sx_advance1"))
+    assert r.verdict.value == "verified" and "1 of 2 overloads" in r.message
+
+
+def test_a_crashing_kind_is_an_error_not_a_crash(simx, no_memo, monkeypatch):
+    from verifier.claims.kinds import symbol as symbol_mod
+
+    def boom(*a, **kw):
+        raise RuntimeError("extractor bug")
+
+    monkeypatch.setattr(symbol_mod, "file_facts", boom)
+    r = simx.one(claim("c", "symbol", "include/simx/simx.h", "sx_advance", True, "sx_advance1"))
+    assert r.verdict.value == "error", r.message
+    assert "internal error in kind 'symbol'" in r.message

@@ -16,6 +16,7 @@ here, whatever the kind returned.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING
 
@@ -103,6 +104,11 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None") -
                                f"{sf.detail}".rstrip(": "))
     except ClaimError as exc:
         return _error(lc, line, str(exc))
+    except Exception as exc:  # noqa: BLE001 - a bug in a kind must not sink the whole run
+        if os.environ.get("VERIFIER_DEBUG"):
+            raise
+        return _error(lc, line, f"internal error in kind {c.kind!r}: {type(exc).__name__}: "
+                                f"{exc} (set VERIFIER_DEBUG=1 for the traceback)")
     verdict, message = out.verdict, out.message
     if verdict is Verdict.VERIFIED:
         why = _identity_ok(out.evidence, ctx)
