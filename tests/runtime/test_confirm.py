@@ -69,6 +69,7 @@ def test_confirmed_and_injected_wrong_expectation_refuted(tmp_path, fake_envs):
     results, rec = rt.confirm(p, pairs, mode="all")
     good, wrong, sok, sbad = results
     assert good.runtime.status == "confirmed" and good.verdict == Verdict.VERIFIED
+    assert good.expected == [-1, 1.4142135623730951] and good.actual == [-1, 1.4142135623730951]
     assert good.runtime.duration_s is not None and good.runtime.expected == [-1, 1.4142135623730951]
     assert wrong.runtime.status == "refuted" and wrong.verdict == Verdict.DIVERGED
     assert wrong.runtime.value == pytest.approx(1.41421356) and wrong.runtime.expected == 1.5

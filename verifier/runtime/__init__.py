@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from verifier.errors import VerifierError
 from verifier.results import ClaimResult, RuntimeResult, Verdict
 from verifier.runtime.envs import EnvSpec, RuntimeEnvError, create_env
 from verifier.runtime.runner import BatchRun, CheckSpec, compare, run_batch
@@ -78,6 +79,9 @@ def _run_upstream(project: "Project", name: str, items: list[tuple[int, Any]],
         if project.config.offline:
             return all_as("skipped", exc.render())
         return all_as("error", f"environment could not be built: {exc.render()}")
+    except (VerifierError, OSError) as exc:
+        text = exc.render() if isinstance(exc, VerifierError) else str(exc)
+        return all_as("error", f"environment could not be built: {text}")
     rec["env"] = info.path.name
     checks = [CheckSpec(name=gid, code=c.code, setup=c.setup, timeout=c.timeout)
               for _, (gid, c) in items]
@@ -102,6 +106,7 @@ def _run_upstream(project: "Project", name: str, items: list[tuple[int, Any]],
 def _merge(res: ClaimResult, kind: str, rt: RuntimeResult) -> ClaimResult:
     update: dict[str, Any] = {"runtime": rt}
     if kind == "runtime":
+        update["expected"] = rt.expected
         if rt.status == "confirmed":
             update.update(verdict=Verdict.VERIFIED, actual=rt.value,
                           message="confirmed at runtime")
