@@ -211,3 +211,37 @@ def test_needed_files_include_claim_paths(simx):
     need = needed_files(simx.project)
     assert ("simx", "include/simx/simx.h") in need and ("simx", "pysimx/sensors.py") in need
     assert needed_files(simx.project, upstream="simx") == need
+
+
+def test_cli_runtime_options_reach_confirm(simx, monkeypatch, capsys):
+    import verifier.runtime as rt
+    from verifier.results import RuntimeResult
+
+    monkeypatch.setenv("VERIFIER_PROVIDERS", "git")
+    seen = {}
+
+    def fake_confirm(project, pairs, mode="sample", sample=None, seed=0):
+        seen.update(mode=mode, sample=sample, seed=seed, ids=[lc.gid for lc, _ in pairs])
+        rr = RuntimeResult(status="confirmed", value=1, expected=1)
+        return [r.model_copy(update={"runtime": rr}) for _, r in pairs], {"mode": mode}
+
+    monkeypatch.setattr(rt, "confirm", fake_confirm)
+    simx.write(OK)
+    pins = str(simx.root / "pins.toml")
+    assert main(["check", "--pins", pins, "--format", "json", "-q", "--runtime", "sample",
+                 "--sample", "0.5", "--seed", "3"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert seen == {"mode": "sample", "sample": 0.5, "seed": 3, "ids": ["demo-atlas/lesson/ok"]}
+    assert doc["runtime"] == {"mode": "sample"}
+    assert doc["claims"][0]["runtime"]["status"] == "confirmed"
+    assert main(["check", "--pins", pins, "--runtime", "sample", "--sample", "x"]) == 2
+
+
+def test_cli_report_formats(simx, monkeypatch, capsys):
+    monkeypatch.setenv("VERIFIER_PROVIDERS", "git")
+    simx.write(OK + claim("d", "symbol", "include/simx/simx.h", "sx_nope", True, "sx_advance1"))
+    pins = str(simx.root / "pins.toml")
+    for fmt in ("junit", "sarif", "markdown"):
+        assert main(["check", "--pins", pins, "--format", fmt, "-q"]) == 1
+        out = capsys.readouterr().out
+        assert "demo-atlas/lesson/d" in out, fmt
