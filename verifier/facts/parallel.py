@@ -1,0 +1,148 @@
+"""Symbol extraction over many files: fact cache first, then a fork pool.
+
+    symbols_for_files(project, upstream, files) -> (symbols, star_imports)
+
+For each served file (a `SourceFile` at pinned/release identity) the per-file
+symbols come from the fact cache, keyed by (blob SHA, extractor version,
+{path, python module}) - so a file is extracted once ever, across runs and
+across pins. The misses are extracted:
+
+- inline when they are few or small (a pool costs ~30 ms to start);
+- else in a `multiprocessing` pool started with *fork* (py-tree-sitter holds
+  the GIL, so threads give nothing; 2 processes give ~1.8x here), `jobs`
+  workers (default: CPUs, at most 2 unless `VERIFIER_JOBS` says otherwise),
+  largest files first (the longest task does not start last), one file per
+  task, results streamed back and cached as they arrive. Memory stays bounded:
+  a worker holds one file and its tree at a time, reads the bytes itself from
+  the blob cache (nothing large crosses the pipe but the symbol rows), and is
+  replaced after `MAX_TASKS` files.
+
+Output order is the input order, so the index is deterministic whatever the
+scheduling. Where fork is unavailable the pool is skipped (inline).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from typing import TYPE_CHECKING, Any
+
+from verifier.facts.cache import code_version, fact_cache
+
+if TYPE_CHECKING:
+    from verifier.project import Project
+    from verifier.sources.models import SourceFile
+
+EXTRACTOR = "symbols"
+CODE = ("facts/symbols.py", "facts/treesitter.py", "facts/queries")
+MAX_TASKS = 400
+INLINE_FILES = 8             # at most this many misses: no pool
+INLINE_BYTES = 1_000_000     # or at most this many bytes in total
+
+Row = tuple  # Symbol fields in model order
+
+_JOB: tuple[Any, str] | None = None     # (project, upstream), inherited by forked workers
+
+
+def jobs() -> int:
+    env = os.environ.get("VERIFIER_JOBS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def _fields() -> list[str]:
+    from verifier.facts.symbols import Symbol
+
+    return list(Symbol.model_fields)
+
+
+def _query(project: "Project", upstream: str, path: str) -> dict:
+    from verifier.facts.symbols import pybind_module, python_module
+
+    mod = python_module(project, upstream, path) if path.endswith((".py", ".pyi")) else None
+    return {"path": path, "module": mod, "pybind": pybind_module(path)}
+
+
+def extract_rows(project: "Project", upstream: str, path: str,
+                 data: bytes) -> tuple[list[Row], list[tuple[str, list[str]]]]:
+    """Symbols of one file as plain rows, plus the star imports it adds."""
+    from verifier.facts.symbols import extract
+
+    stars: dict[str, list[str]] = {}
+    fields = _fields()
+    rows = [tuple(getattr(s, f) for f in fields) for s in extract(project, upstream, path, data,
+                                                                   stars)]
+    return rows, sorted(stars.items())
+
+
+def _work(item: tuple[int, Any]) -> tuple[int, Any]:
+    i, sf = item
+    project, upstream = _JOB  # type: ignore[misc]
+    data = project.sources.read(sf)
+    if data is None:
+        return i, None
+    return i, extract_rows(project, upstream, sf.path, data)
+
+
+def _use_pool(misses: list[tuple[int, "SourceFile", int]], n_jobs: int) -> bool:
+    if n_jobs < 2 or len(misses) <= INLINE_FILES:
+        return False
+    if sum(size for _, _, size in misses) <= INLINE_BYTES:
+        return False
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def symbols_for_files(project: "Project", upstream: str, files: list["SourceFile"],
+                      n_jobs: int | None = None) -> tuple[list, dict[str, list[str]]]:
+    """(symbols, star_imports) of `files` (usable SourceFiles), in file order."""
+    from verifier.facts.symbols import Symbol
+
+    global _JOB
+    fc = fact_cache(project.store)
+    version = code_version(*CODE)
+    results: list[Any] = [None] * len(files)
+    queries = [_query(project, upstream, sf.path) for sf in files]
+    misses: list[tuple[int, "SourceFile", int]] = []
+    for i, sf in enumerate(files):
+        hit = fc.get(EXTRACTOR, version, sf.blob, queries[i]) if sf.blob else None
+        if hit is not None:
+            results[i] = hit
+        else:
+            p = project.store.blob_path(sf.blob) if sf.blob else None
+            size = p.stat().st_size if p is not None and p.exists() else 0
+            misses.append((i, sf, size))
+    n_jobs = n_jobs or jobs()
+    if misses:
+        misses.sort(key=lambda m: (-m[2], m[1].path))          # largest first
+        if _use_pool(misses, n_jobs):
+            _JOB = (project, upstream)
+            try:
+                ctx = multiprocessing.get_context("fork")
+                with ctx.Pool(n_jobs, maxtasksperchild=MAX_TASKS) as pool:
+                    for i, value in pool.imap_unordered(_work, [(i, sf) for i, sf, _ in misses],
+                                                        chunksize=1):
+                        results[i] = value
+                        if value is not None and files[i].blob:
+                            fc.put(EXTRACTOR, version, files[i].blob, value, queries[i])
+            finally:
+                _JOB = None
+        else:
+            for i, sf, _ in misses:
+                data = project.sources.read(sf)
+                if data is None:
+                    continue
+                results[i] = value = extract_rows(project, upstream, sf.path, data)
+                if sf.blob:
+                    fc.put(EXTRACTOR, version, sf.blob, value, queries[i])
+    fields = _fields()
+    symbols: list = []
+    stars: dict[str, list[str]] = {}
+    for value in results:
+        if value is None:
+            continue
+        rows, file_stars = value
+        symbols.extend(Symbol.model_construct(**dict(zip(fields, r, strict=True))) for r in rows)
+        for mod, srcs in file_stars:
+            stars.setdefault(mod, []).extend(srcs)
+    return symbols, stars
