@@ -182,6 +182,9 @@ def _extractor_digest() -> str:
 
 
 def build_index(project: "Project", upstream: str) -> SymbolIndex:
+    from verifier.facts.cache import bulk_load
+    from verifier.facts.parallel import symbols_for_files
+
     up = project.pins.get(upstream)
     layer = project.sources
     paths = [p for p in layer.known_paths(upstream)
@@ -192,24 +195,19 @@ def build_index(project: "Project", upstream: str) -> SymbolIndex:
     digest = hashlib.sha1(json.dumps([INDEX_VERSION, _extractor_digest(), sorted(served.items()),
                                       unavailable]).encode()).hexdigest()[:16]
     cache_path = project.store.root / "symbols" / f"{upstream}-{up.commit}-{digest}.json"
-    cached = project.store.read_json(cache_path)
-    if isinstance(cached, dict) and cached.get("version") == INDEX_VERSION:
-        try:
-            return SymbolIndex.model_validate(cached)
-        except ValueError:
-            pass
-    symbols: list[Symbol] = []
-    stars: dict[str, list[str]] = {}
-    for sf in files:
-        if sf.path not in served:
-            continue
-        data = layer.read(sf)
-        if data is None:
-            continue
-        symbols.extend(extract(project, upstream, sf.path, data, stars))
+    try:  # speed: parsed by pydantic-core from bytes, no GC passes over the load (facts/cache.py)
+        with bulk_load():
+            cached = SymbolIndex.model_validate_json(cache_path.read_bytes())
+        if cached.version == INDEX_VERSION:
+            return cached
+    except (OSError, ValueError):
+        pass  # absent or corrupt: rebuilt and rewritten below
+    # per-file symbols from the fact cache (by blob), misses extracted in a fork pool
+    symbols, stars = symbols_for_files(project, upstream,
+                                       [sf for sf in files if sf.path in served])
     index = SymbolIndex(upstream=upstream, commit=up.commit, files=served,
                         unavailable=unavailable, symbols=symbols, star_imports=stars)
-    project.store.write_json(cache_path, index.model_dump(mode="json"))
+    project.store.write_bytes(cache_path, index.model_dump_json().encode())
     return index
 
 
