@@ -245,3 +245,10 @@ def test_cli_report_formats(simx, monkeypatch, capsys):
         assert main(["check", "--pins", pins, "--format", fmt, "-q"]) == 1
         out = capsys.readouterr().out
         assert "demo-atlas/lesson/d" in out, fmt
+
+
+def test_unknown_option_is_an_error(simx):
+    r = simx.one(claim("o", "members", "pysimx/sensors.py", "pysimx.sensors", ["ProbeIMU"],
+                       "sx_advance1", mach="subset"))
+    assert r.verdict is Verdict.ERROR
+    assert "unknown option(s) mach for kind 'members' (known: match, of)" in r.message

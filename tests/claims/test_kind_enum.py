@@ -41,6 +41,17 @@ def test_enum(simx, symbol, expected, options, verdict):
     assert r.evidence.blob == simx.repo.blob(H)
 
 
+@pytest.mark.parametrize("symbol,expected", [
+    ("ProbeMode::kBoth", 3),          # implicit after kFiltered = 2
+    ("FilterMode::kRaw", 8),          # same name as ProbeMode::kRaw (0): scoped per enum
+    ("FilterMode::kBoth", 16),        # refers to its own enum's kRaw
+    ("ProbeMode::kRaw", 0),
+])
+def test_cpp_enum_class_scoping(simx, symbol, expected):
+    r = simx.one(claim("e", "enum", "systems/sensors/gyro_probe.h", symbol, expected, "sxNPART"))
+    assert r.verdict.value == "verified", (r.message, r.actual)
+
+
 def test_composition_reports_written_names(simx):
     r = simx.one(claim("e", "enum", H, "sxPART_EVERYTHING", ["sxPART_CLOCK", "sxPART_DYNAMICS"],
                        "sxNPART", compare="composition"))
@@ -68,10 +79,8 @@ def test_extractors_disagreeing_is_an_error(simx, no_memo, monkeypatch):
         got = real(*a, **kw)
         if got is None:
             pytest.skip("libclang not installed")
-        c = got["sxNPART"]
-        got = dict(got)
-        got["sxNPART"] = type(c)(c.name, c.value + 1, c.line, c.enum)
-        return got
+        return {k: (type(c)(c.name, c.value + 1, c.line, c.enum) if c.name == "sxNPART" else c)
+                for k, c in got.items()}
 
     monkeypatch.setattr(clang, "enum_constants", skewed)
     r = simx.one(claim("e", "enum", H, "sxNPART", 5, "sxNPART"))

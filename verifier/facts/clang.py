@@ -59,7 +59,8 @@ _CACHE: dict[tuple, dict[str, EnumConstant] | None] = {}
 
 def enum_constants(path: str, files: dict[str, str], lang: str,
                    include_dirs: tuple[str, ...] = ("include",)) -> dict[str, EnumConstant] | None:
-    """Evaluated enum constants declared in `path` (a key of `files`, repo path -> text).
+    """Evaluated enum constants declared in `path` (a key of `files`, repo path -> text),
+    keyed by name (first wins) and by `<enum>::<name>`.
 
     `files` holds the main file and any headers it includes (repo paths);
     returns None when libclang is unavailable."""
@@ -97,8 +98,10 @@ def enum_constants(path: str, files: dict[str, str], lang: str,
             if ch.kind == ci.CursorKind.ENUM_DECL:
                 walk(ch, ch.spelling or None)
             elif ch.kind == ci.CursorKind.ENUM_CONSTANT_DECL:
-                out.setdefault(ch.spelling, EnumConstant(ch.spelling, ch.enum_value, loc.line,
-                                                         enum_name))
+                c = EnumConstant(ch.spelling, ch.enum_value, loc.line, enum_name)
+                out.setdefault(ch.spelling, c)
+                if enum_name and enum_name.isidentifier():
+                    out[f"{enum_name}::{ch.spelling}"] = c
             elif ch.kind in (ci.CursorKind.NAMESPACE, ci.CursorKind.CLASS_DECL,
                              ci.CursorKind.STRUCT_DECL, ci.CursorKind.TYPEDEF_DECL,
                              ci.CursorKind.LINKAGE_SPEC, ci.CursorKind.CLASS_TEMPLATE):

@@ -78,49 +78,60 @@ def evaluate(expr: str, lookup) -> int | None:
 
 
 class Evaluator:
-    """Values of every enumerator and object-like macro of one file."""
+    """Values of every enumerator and object-like macro of one file.
+
+    A name used inside a value resolves to a constant of the same enum first (C++
+    `enum class` members may repeat across enums), then to any constant of the file."""
 
     def __init__(self, facts: FileFacts) -> None:
         self.facts = facts
-        self.by_name: dict[str, Sym] = {}
-        self.implicit: dict[str, tuple[str | None, int]] = {}   # name -> (previous name, +n)
+        self.by_name: dict[str, list[Sym]] = {}
+        self.prev: dict[tuple[str, ...], Sym | None] = {}   # implicit enumerator -> previous
         for s in facts.syms:
-            if s.kind in ("enumerator", "macro") and s.name not in self.by_name:
-                if s.kind == "macro" and s.params is not None:
-                    continue
-                self.by_name[s.name] = s
-        enums = [s for s in facts.syms if s.kind == "enum"]
-        for e in enums:
-            prev: str | None = None
+            if s.kind == "enumerator" or (s.kind == "macro" and s.params is None):
+                self.by_name.setdefault(s.name, []).append(s)
+        for e in (s for s in facts.syms if s.kind == "enum"):
+            prev: Sym | None = None
             for m in facts.children(e):
                 if m.kind != "enumerator":
                     continue
                 if m.value is None:
-                    self.implicit[m.name] = (prev, 1)
-                prev = m.name
-        self._memo: dict[str, int | None] = {}
-        self._busy: set[str] = set()
+                    self.prev[m.qual] = prev
+                prev = m
+        self._memo: dict[tuple[str, ...], int | None] = {}
+        self._busy: set[tuple[str, ...]] = set()
+
+    def resolve(self, name: str, scope: tuple[str, ...] = ()) -> int | None:
+        cands = self.by_name.get(name, [])
+        if not cands:
+            return None
+        local = [c for c in cands if c.qual[:-1] == scope]
+        return self.value_of((local or cands)[0])
 
     def value(self, name: str) -> int | None:
-        if name in self._memo:
-            return self._memo[name]
-        if name in self._busy or name not in self.by_name:
+        """Value of the first constant called `name`."""
+        return self.resolve(name)
+
+    def value_of(self, s: Sym) -> int | None:
+        if s.qual in self._memo:
+            return self._memo[s.qual]
+        if s.qual in self._busy:
             return None
-        self._busy.add(name)
-        s = self.by_name[name]
+        self._busy.add(s.qual)
+        scope = s.qual[:-1]
         if s.kind == "enumerator" and s.value is None:
-            prev, inc = self.implicit.get(name, (None, 1))
-            pv = self.value(prev) if prev else -1
-            v = None if pv is None else pv + inc
+            prev = self.prev.get(s.qual)
+            pv = self.value_of(prev) if prev is not None else -1
+            v = None if pv is None else pv + 1
         else:
-            v = evaluate(s.value or "", self.value)
-        self._busy.discard(name)
-        self._memo[name] = v
+            v = evaluate(s.value or "", lambda n: self.resolve(n, scope))
+        self._busy.discard(s.qual)
+        self._memo[s.qual] = v
         return v
 
-    def names_in(self, name: str) -> list[str]:
-        """The names OR-ed together in `name`'s written value, in order."""
-        s = self.by_name.get(name)
-        if s is None or not s.value:
+    @staticmethod
+    def names_in(s: Sym) -> list[str]:
+        """The names combined in `s`'s written value, in order."""
+        if not s.value:
             return []
         return re.findall(r"\b[A-Za-z_]\w*\b", re.sub(r"//.*|/\*.*?\*/", "", s.value))

@@ -141,3 +141,12 @@ def same_value(expected: Any, actual: Any) -> bool:
             return y.strip() in (("True", "true") if x else ("False", "false"))
     a, b = _as_int(expected), _as_int(actual)
     return a is not None and a == b
+
+
+def check_options(claim: "Claim", allowed: set[str]) -> None:
+    """An unknown option is a bad claim (a typo must not silently change the check)."""
+    unknown = sorted(set(claim.options) - allowed)
+    if unknown:
+        known = ", ".join(sorted(allowed)) or "none"
+        raise ClaimError(f"unknown option(s) {', '.join(unknown)} for kind {claim.kind!r} "
+                         f"(known: {known})")

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import re
 
-from verifier.claims.kinds._lookup import file_facts, lookup, missing, need, same_value, sym_desc
+from verifier.claims.kinds._lookup import (check_options, file_facts, lookup, missing, need,
+                                           same_value, sym_desc)
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
 from verifier.claims.kinds.signature import callables
 from verifier.results import Verdict
@@ -54,6 +55,7 @@ class DefaultKind(ClaimKind):
     code = "VC103"
 
     def check(self, claim, ctx: CheckContext) -> Outcome:
+        check_options(claim, {"param"})
         need(claim, "path", "symbol")
         param = claim.options.get("param")
         if param is not None and not isinstance(param, str):

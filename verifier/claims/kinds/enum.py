@@ -28,7 +28,8 @@ from __future__ import annotations
 import posixpath
 import re
 
-from verifier.claims.kinds._lookup import file_facts, lookup, missing, need, option, sym_desc
+from verifier.claims.kinds._lookup import (check_options, file_facts, lookup, missing, need,
+                                           option, sym_desc)
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
 from verifier.facts import clang
 from verifier.facts.consteval import Evaluator, evaluate
@@ -66,15 +67,23 @@ def constant_values(claim, ctx: CheckContext):
         return facts, sf, None, None, None, None
     s = cands[0]
     ev = Evaluator(facts)
-    ts_value = ev.value(s.name)
-    values = {"tree-sitter": ts_value}
+    values = {"tree-sitter": ev.value_of(s)}
     clang_map = None
     if s.kind == "enumerator" and facts.lang in ("c", "cpp") and clang.available():
         text, _ = ctx.source(claim.path)
         clang_map = clang.enum_constants(claim.path, _includes(ctx, claim.path, text), facts.lang)
-        if clang_map is not None and s.name in clang_map:
-            values["libclang"] = clang_map[s.name].value
+        got = _clang_lookup(clang_map, s.name, s.qual[:-1])
+        if got is not None:
+            values["libclang"] = got
     return facts, sf, s, values, ev, clang_map
+
+
+def _clang_lookup(clang_map, name: str, scope: tuple[str, ...]) -> int | None:
+    if not clang_map:
+        return None
+    c = clang_map.get(f"{scope[-1]}::{name}") if scope else None
+    c = c or clang_map.get(name)
+    return c.value if c is not None else None
 
 
 def _decide(values: dict) -> tuple[int | None, str]:
@@ -96,6 +105,7 @@ class EnumKind(ClaimKind):
     code = "VC104"
 
     def check(self, claim, ctx: CheckContext) -> Outcome:
+        check_options(claim, {"compare"})
         need(claim, "path", "symbol")
         compare = option(claim, "compare", "value", ("value", "composition"))
         if claim.expected is None:
@@ -109,9 +119,8 @@ class EnumKind(ClaimKind):
         evid = ctx.evidence(sf, s.start, s.end)
 
         def val(name: str) -> int | None:
-            if clang_map is not None and name in clang_map:
-                return clang_map[name].value
-            return ev.value(name)
+            got = _clang_lookup(clang_map, name, s.qual[:-1])
+            return got if got is not None else ev.resolve(name, s.qual[:-1])
 
         if compare == "value":
             exp = claim.expected
@@ -127,7 +136,7 @@ class EnumKind(ClaimKind):
         # composition
         if not (isinstance(claim.expected, list) and all(isinstance(x, str) for x in claim.expected)):
             raise ClaimError("enum composition: `expected` must be a list of constant names")
-        written = ev.names_in(s.name)
+        written = ev.names_in(s)
         parts = {n: val(n) for n in claim.expected}
         unknown = [n for n, v in parts.items() if v is None]
         if value is not None and not unknown:

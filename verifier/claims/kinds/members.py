@@ -23,8 +23,8 @@ Options
 
 from __future__ import annotations
 
-from verifier.claims.kinds._lookup import (file_facts, lookup, missing, need, option,
-                                           resolve_alias, symbol_parts, sym_desc)
+from verifier.claims.kinds._lookup import (check_options, file_facts, lookup, missing, need,
+                                           option, resolve_alias, sym_desc, symbol_parts)
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
 from verifier.facts.model import FileFacts, Sym
 from verifier.results import Verdict
@@ -63,6 +63,7 @@ class MembersKind(ClaimKind):
     code = "VC105"
 
     def check(self, claim, ctx: CheckContext) -> Outcome:
+        check_options(claim, {"match", "of"})
         need(claim, "path", "symbol")
         mode = option(claim, "match", "exact", ("exact", "prefix", "subset", "count"))
         of = option(claim, "of", None, (None, "fields", "methods", "enumerators", "all"))

@@ -24,8 +24,8 @@ Options
 
 from __future__ import annotations
 
-from verifier.claims.kinds._lookup import (file_facts, lookup, missing, need, option, same_value,
-                                           sym_desc)
+from verifier.claims.kinds._lookup import (check_options, file_facts, lookup, missing, need,
+                                           option, same_value, sym_desc)
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
 from verifier.facts.model import FileFacts, Param, Sym
 from verifier.results import Verdict
@@ -104,6 +104,7 @@ class SignatureKind(ClaimKind):
     code = "VC102"
 
     def check(self, claim, ctx: CheckContext) -> Outcome:
+        check_options(claim, {"match"})
         need(claim, "path", "symbol")
         mode = option(claim, "match", "exact", ("exact", "prefix", "subset"))
         exp = _expected(claim)

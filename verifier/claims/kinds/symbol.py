@@ -21,8 +21,8 @@ Options
 
 from __future__ import annotations
 
-from verifier.claims.kinds._lookup import (as_bool, file_facts, lookup, missing, need, option,
-                                           owner_range, sym_desc)
+from verifier.claims.kinds._lookup import (as_bool, check_options, file_facts, lookup, missing,
+                                           need, option, owner_range, sym_desc)
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
 from verifier.results import Verdict
 
@@ -34,6 +34,7 @@ class SymbolKind(ClaimKind):
     code = "VC101"
 
     def check(self, claim, ctx: CheckContext) -> Outcome:
+        check_options(claim, {"kinds"})
         need(claim, "path", "symbol")
         expected = as_bool(claim)
         kinds = option(claim, "kinds")
