@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from verifier.facts.cache import code_version, fact_cache
@@ -41,7 +42,7 @@ INLINE_BYTES = 1_000_000     # or at most this many bytes in total
 
 Row = tuple  # Symbol fields in model order
 
-_JOB: tuple[Any, str] | None = None     # (project, upstream), inherited by forked workers
+_JOB: tuple[Any, str, Any] | None = None   # (project, upstream, read), inherited by forked workers
 
 
 def jobs() -> int:
@@ -76,65 +77,80 @@ def extract_rows(project: "Project", upstream: str, path: str,
     return rows, sorted(stars.items())
 
 
-def _work(item: tuple[int, Any]) -> tuple[int, Any]:
-    i, sf = item
-    project, upstream = _JOB  # type: ignore[misc]
-    data = project.sources.read(sf)
+def _work(item: tuple[int, str, str]) -> tuple[int, Any]:
+    i, path, blob = item
+    project, upstream, read = _JOB  # type: ignore[misc]
+    data = read(path, blob)
     if data is None:
         return i, None
-    return i, extract_rows(project, upstream, sf.path, data)
+    return i, extract_rows(project, upstream, path, data)
 
 
-def _use_pool(misses: list[tuple[int, "SourceFile", int]], n_jobs: int) -> bool:
+def _use_pool(misses: list[tuple[int, str, str, int]], n_jobs: int) -> bool:
     if n_jobs < 2 or len(misses) <= INLINE_FILES:
         return False
-    if sum(size for _, _, size in misses) <= INLINE_BYTES:
+    if sum(m[3] for m in misses) <= INLINE_BYTES:
         return False
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def symbols_for_files(project: "Project", upstream: str, files: list["SourceFile"],
-                      n_jobs: int | None = None) -> tuple[list, dict[str, list[str]]]:
-    """(symbols, star_imports) of `files` (usable SourceFiles), in file order."""
-    from verifier.facts.symbols import Symbol
-
+def extract_files(project: "Project", upstream: str, items: list[tuple[str, str]],
+                  read: Callable[[str, str], bytes | None], n_jobs: int | None = None,
+                  sizes: dict[str, int] | None = None) -> list[Any]:
+    """Per-file symbol rows of `items` ((path, blob) pairs), in item order: from the
+    fact cache, misses extracted (pool or inline) and cached. `read(path, blob)`
+    gives a file's bytes (None: skipped)."""
     global _JOB
     fc = fact_cache(project.store)
     version = code_version(*CODE)
-    results: list[Any] = [None] * len(files)
-    queries = [_query(project, upstream, sf.path) for sf in files]
-    misses: list[tuple[int, "SourceFile", int]] = []
-    for i, sf in enumerate(files):
-        hit = fc.get(EXTRACTOR, version, sf.blob, queries[i]) if sf.blob else None
+    results: list[Any] = [None] * len(items)
+    queries = [_query(project, upstream, path) for path, _ in items]
+    misses: list[tuple[int, str, str, int]] = []
+    for i, (path, blob) in enumerate(items):
+        hit = fc.get(EXTRACTOR, version, blob, queries[i])
         if hit is not None:
             results[i] = hit
-        else:
-            p = project.store.blob_path(sf.blob) if sf.blob else None
-            size = p.stat().st_size if p is not None and p.exists() else 0
-            misses.append((i, sf, size))
+            continue
+        size = (sizes or {}).get(path)
+        if size is None:
+            bp = project.store.blob_path(blob)
+            size = bp.stat().st_size if bp.exists() else 0
+        misses.append((i, path, blob, size))
     n_jobs = n_jobs or jobs()
-    if misses:
-        misses.sort(key=lambda m: (-m[2], m[1].path))          # largest first
-        if _use_pool(misses, n_jobs):
-            _JOB = (project, upstream)
-            try:
-                ctx = multiprocessing.get_context("fork")
-                with ctx.Pool(n_jobs, maxtasksperchild=MAX_TASKS) as pool:
-                    for i, value in pool.imap_unordered(_work, [(i, sf) for i, sf, _ in misses],
-                                                        chunksize=1):
-                        results[i] = value
-                        if value is not None and files[i].blob:
-                            fc.put(EXTRACTOR, version, files[i].blob, value, queries[i])
-            finally:
-                _JOB = None
-        else:
-            for i, sf, _ in misses:
-                data = project.sources.read(sf)
-                if data is None:
-                    continue
-                results[i] = value = extract_rows(project, upstream, sf.path, data)
-                if sf.blob:
-                    fc.put(EXTRACTOR, version, sf.blob, value, queries[i])
+    if not misses:
+        return results
+    misses.sort(key=lambda m: (-m[3], m[1]))          # largest first
+    if _use_pool(misses, n_jobs):
+        _JOB = (project, upstream, read)
+        try:
+            ctx = multiprocessing.get_context("fork")
+            with ctx.Pool(n_jobs, maxtasksperchild=MAX_TASKS) as pool:
+                for i, value in pool.imap_unordered(_work, [m[:3] for m in misses], chunksize=1):
+                    results[i] = value
+                    if value is not None:
+                        fc.put(EXTRACTOR, version, items[i][1], value, queries[i])
+        finally:
+            _JOB = None
+    else:
+        for i, path, blob, _ in misses:
+            data = read(path, blob)
+            if data is None:
+                continue
+            results[i] = value = extract_rows(project, upstream, path, data)
+            fc.put(EXTRACTOR, version, blob, value, queries[i])
+    return results
+
+
+def symbols_for_files(project: "Project", upstream: str, files: list["SourceFile"],
+                      n_jobs: int | None = None) -> tuple[list, dict[str, list[str]]]:
+    """(symbols, star_imports) of `files` (usable SourceFiles), in file order. Bytes are
+    read through the source layer (`SourceLayer.read`), only for cache misses."""
+    from verifier.facts.symbols import Symbol
+
+    files = [sf for sf in files if sf.blob]
+    by_path = {sf.path: sf for sf in files}
+    results = extract_files(project, upstream, [(sf.path, sf.blob) for sf in files],
+                            lambda path, blob: project.sources.read(by_path[path]), n_jobs)
     fields = _fields()
     symbols: list = []
     stars: dict[str, list[str]] = {}
