@@ -26,6 +26,10 @@ CASES = [
     ("bindings/pysimx/systems/sensors_py_gyro.cc", "GyroProbe.scale", True, "verified"),
     ("bindings/pysimx/systems/sensors_py_gyro.cc", "ProbeMode.kFiltered", True, "verified"),
     ("bindings/pysimx/systems/sensors_py_gyro.cc", "MakeDefaultGyro", True, "verified"),
+    ("bindings/pysimx/systems/sensors_py_gyro.cc", "GyroConfig.rate_hz", True, "verified"),
+    ("bindings/pysimx/systems/sensors_py_gyro.cc", "GyroConfig.Validate", True, "verified"),
+    ("bindings/pysimx/systems/sensors_py_gyro.cc", "GyroConfig.__init__", True, "verified"),
+    ("bindings/pysimx/systems/sensors_py_gyro.cc", "GyroConfig.Reset", True, "diverged"),
     ("pysimx/sensors.py", "pysimx.sensors.ProbeIMU", True, "verified"),  # re-export
     ("pysimx/sensors.py", "pysimx.sensors.ProbeLidar", True, "diverged"),
     ("pysimx/_src/sensors/probe_imu.py", "ProbeIMU.update", True, "verified"),
