@@ -252,3 +252,18 @@ def test_unknown_option_is_an_error(simx):
                        "sx_advance1", mach="subset"))
     assert r.verdict is Verdict.ERROR
     assert "unknown option(s) mach for kind 'members' (known: match, of)" in r.message
+
+
+def test_cli_lesson_by_file_path_and_no_claims(simx, monkeypatch, capsys):
+    monkeypatch.setenv("VERIFIER_PROVIDERS", "git")
+    pins = str(simx.root / "pins.toml")
+    lesson = simx.project.lessons()[0].file
+    simx.write(OK)
+    assert main(["check", "--pins", pins, "--format", "json", "-q", "--lesson", str(lesson)]) == 0
+    assert [c["id"] for c in json.loads(capsys.readouterr().out)["claims"]] == \
+        ["demo-atlas/lesson/ok"]
+    simx.claim_file.unlink()
+    assert main(["check", "--pins", pins, "--format", "json", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "claims": [], "summary": {"total": 0, "verified": 0, "diverged": 0, "stale": 0,
+                                  "unavailable": 0, "error": 0, "by_kind": {}}}
