@@ -96,3 +96,9 @@ def test_a_crashing_kind_is_an_error_not_a_crash(simx, no_memo, monkeypatch):
     r = simx.one(claim("c", "symbol", "include/simx/simx.h", "sx_advance", True, "sx_advance1"))
     assert r.verdict.value == "error", r.message
     assert "internal error in kind 'symbol'" in r.message
+
+
+def test_module_qualified_symbol_in_another_module_is_a_claim_error(simx):
+    r = simx.one(claim("c", "symbol", "pysimx/_src/sensors/probe_imu.py",
+                       "pysimx.sensors.ProbeIMU", True, "sx_advance1"))
+    assert r.verdict.value == "error" and "is module 'pysimx._src.sensors.probe_imu'" in r.message

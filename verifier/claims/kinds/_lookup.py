@@ -49,6 +49,11 @@ def symbol_parts(facts: FileFacts, symbol: str) -> list[str]:
         mod = module_name(facts.path).split(".")
         if parts[:len(mod)] == mod:
             parts = parts[len(mod):]
+        elif (len(parts) > 1 and parts[0] == mod[0] and not facts.path.endswith(".pyi")
+              and not any(s.qual == (parts[0],) for s in facts.syms)):
+            raise ClaimError(f"symbol {symbol!r} is qualified with a module, but {facts.path} "
+                             f"is module {'.'.join(mod)!r}: write the name relative to that "
+                             f"module, or point `path` at the module the symbol names")
     return parts
 
 
