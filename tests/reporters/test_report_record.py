@@ -264,3 +264,54 @@ def test_record_several_formats_in_one_run(tmp_path, wheel_providers, capsys):
     assert data["summary"]["exit_code"] == code
     stdout = capsys.readouterr().out  # annotations (if any) went to the log
     assert all(line.startswith("::") for line in stdout.splitlines())
+
+
+def test_runtime_stage_is_called_with_paired_claims(real_project, monkeypatch):
+    """--runtime sample: check results are paired with their loaded claims by global id,
+    handed to the runtime contract, and the sampling record lands in the report."""
+    from dataclasses import dataclass
+
+    from verifier.cli import record_cmd
+
+    @dataclass
+    class Loaded:  # the LoadedClaim fields the pairing uses
+        gid: str
+        course: str
+        lesson: str
+        claim: object
+
+    lessons = [d for d in real_project.lessons() if d.path == "docs/state-and-time.md"]
+    results = [_claim(Verdict.VERIFIED, id="mujoco-atlas/state-and-time/a"),
+               _claim(Verdict.VERIFIED, id="mujoco-atlas/state-and-time/b"),
+               _claim(Verdict.UNAVAILABLE, id="orphan")]
+    from types import SimpleNamespace
+
+    loaded = [Loaded(r.id, "mujoco-atlas", "docs/state-and-time.md",
+                     SimpleNamespace(id=r.id.rsplit("/", 1)[-1])) for r in results[:2]]
+    seen = {}
+
+    def fake_confirm(project, pairs, mode="sample", sample=None, seed=0):
+        seen.update(mode=mode, sample=sample, seed=seed, ids=[lc.gid for lc, _ in pairs])
+        out = [r.model_copy(update={"runtime": RuntimeResult(status="confirmed", value=1,
+                                                              expected=1, duration_s=0.5)})
+               for _, r in pairs]
+        return out, {"mode": mode, "sampled": [lc.gid for lc, _ in pairs], "seed": seed}
+
+    fakes = {("verifier.lint", "run_lint"): lambda p, ls: [],
+             ("verifier.claims.check", "run_check"): lambda p, lessons, upstream: results,
+             ("verifier.runtime", "confirm"): fake_confirm,
+             ("verifier.claims.loader", "load_claims"): lambda p, ls: loaded}
+    monkeypatch.setattr(record_cmd, "stage", lambda mod, func: fakes[(mod, func)])
+    kw = record_cmd.collect(real_project, lessons, runtime="sample", sample=2, seed=5)
+    assert seen == {"mode": "sample", "sample": 2, "seed": 5,
+                    "ids": ["mujoco-atlas/state-and-time/a", "mujoco-atlas/state-and-time/b"]}
+    report = build_report(real_project, lessons=lessons, excerpts=False, **kw)
+    assert report.runtime.ran == 2 and report.runtime.statuses == {"confirmed": 2}
+    assert report.runtime.sampling["seed"] == 5
+    assert {c.id for c in report.claims} == {r.id for r in results}  # the orphan is kept
+    assert "runtime" not in {n.stage for n in report.not_run}
+    # a stage missing from the build is reported as not run, with the reason
+    fakes[("verifier.runtime", "confirm")] = None
+    kw = record_cmd.collect(real_project, lessons, runtime="all")
+    assert any(n["stage"] == "runtime" and "not in this build" in n["why"]
+               for n in kw["not_run"])

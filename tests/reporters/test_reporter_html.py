@@ -207,3 +207,15 @@ def test_browser_five_lessons_through_record(tmp_path, monkeypatch):
     assert (width, height) == (1280, 1200)
     distinct = {row[x:x + 3] for row in rows[::8] for x in range(0, len(row), 24)}
     assert len(distinct) > 20
+
+
+def test_findings_in_their_lesson_section(report):
+    import html as _h
+
+    page = render(report, "html")
+    sections = dict(re.findall(r'<section class="lesson" data-lesson="([^"]+)">(.*?)</section>',
+                               page, re.S))
+    assert report.findings
+    for f in report.findings:
+        body = sections[f"{f.course}/{f.path}"]
+        assert _h.escape(f.message) in body and f"<td>{f.severity.value}</td>" in body

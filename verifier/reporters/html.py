@@ -53,6 +53,7 @@ pre{margin:0;overflow:auto;max-height:320px}
 .unavailable{color:var(--muted);font-style:italic;margin:0}
 .kv{margin:6px 0 0;font-size:13px}
 .none-shown{color:var(--muted);font-style:italic}
+details.findings{margin:10px 0}details.findings summary{cursor:pointer}
 """
 
 JS = """
@@ -210,8 +211,14 @@ def _findings_table(findings) -> str:
     rows = "".join(f"<tr><td>{e(f.line)}</td><td><code>{e(finding_rule(f))}</code></td>"
                    f"<td>{e(f.rule)}</td><td>{e(f.severity.value)}</td><td>{e(f.message)}</td>"
                    "</tr>" for f in sorted(findings, key=finding_sort_key))
-    return ("<h3>Lint findings</h3><table class=\"findings\"><tr><th>line</th><th>code</th>"
-            f"<th>rule</th><th>severity</th><th>message</th></tr>{rows}</table>")
+    from collections import Counter
+
+    n = Counter(f.severity.value for f in findings)
+    counts = ", ".join(f"{n[k]} {k}" for k in ("error", "warning", "info") if n[k])
+    is_open = " open" if n["error"] or n["warning"] else ""
+    return (f'<details class="findings"{is_open}><summary><b>Lint findings</b> ({counts})'
+            "</summary><table><tr><th>line</th><th>code</th><th>rule</th><th>severity</th>"
+            f"<th>message</th></tr>{rows}</table></details>")
 
 
 def _section(title: str, sha: str | None, claims, findings, report: RunReport,
