@@ -1,0 +1,128 @@
+"""`verifier bench`: measure the speed targets (see verifier/bench.py, docs/bench.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.table import Table
+
+from verifier.bench import BenchReport, run_bench
+from verifier.cli.common import project_from, stdout_console
+from verifier.errors import UsageError
+from verifier.exitcodes import ExitCode
+
+HELP = "benchmark: cold/warm lint+check, symbol index vs ctags, RSS, runtime, partial clone"
+SECTIONS = ("course", "index", "runtime", "clone")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--only", action="append", choices=SECTIONS, metavar="SECTION",
+                   help=f"run only these sections ({', '.join(SECTIONS)}); repeatable")
+    p.add_argument("--skip", action="append", choices=SECTIONS, metavar="SECTION",
+                   help="skip a section; repeatable")
+    p.add_argument("--repeat", type=int, default=3, help="warm runs of lint/check (median)")
+    p.add_argument("--tree", help="symbol-index tree to use (default: the largest available; "
+                   "labels are shown in the report)")
+    p.add_argument("--jobs", type=int, default=2, help="worker processes for the cold index")
+    p.add_argument("--drake-mirror", type=Path, default=None,
+                   help="local Drake git repository for the clone measurement "
+                        "(default: the configured drake mirror)")
+    p.add_argument("--runtime-repeat", type=int, default=1, help="runtime batches per upstream")
+    p.add_argument("--format", choices=["rich", "json"], default="rich")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.repeat < 1 or args.jobs < 1 or args.runtime_repeat < 1:
+        raise UsageError("--repeat, --jobs and --runtime-repeat must be at least 1")
+    sections = set(args.only or SECTIONS) - set(args.skip or ())
+    project = project_from(args)
+    rep = run_bench(project, sections=sections, repeat=args.repeat, tree=args.tree,
+                    jobs=args.jobs, drake_mirror=args.drake_mirror,
+                    runtime_repeat=args.runtime_repeat)
+    if args.format == "json":
+        print(json.dumps(rep.model_dump(mode="json"), indent=2, sort_keys=True))
+    else:
+        render(rep)
+    return ExitCode.OK
+
+
+def _s(v: float | None, unit: str = " s") -> str:
+    return "-" if v is None else f"{v:.3f}{unit}"
+
+
+def render(rep: BenchReport) -> None:
+    con = stdout_console()
+    m = rep.machine
+    con.print(f"[bold]machine[/] {m.cpus} CPUs ({m.cpu_model or '?'}), {m.memory_gib} GiB, "
+              f"{m.os or '?'}, kernel {m.kernel}, Python {m.python}, {m.git or 'git ?'}, "
+              f"{m.ctags or 'ctags not installed'}; load average {m.load_avg_start} -> "
+              f"{m.load_avg_end}")
+    c = rep.course
+    if c is not None:
+        t = Table(title=f"course: {c.lessons} lessons, {c.claims} claims "
+                  f"(warm = median of {c.warm_runs})")
+        for col in ("command", "cold wall", "cold CPU", "warm wall", "warm CPU"):
+            t.add_column(col, justify="left" if col == "command" else "right")
+        warm = {r.command: r for r in c.warm}
+        for r in c.cold:
+            w = warm.get(r.command)
+            t.add_row(r.command, _s(r.wall_s), _s(r.cpu_s), _s(w.wall_s if w else None),
+                      _s(w.cpu_s if w else None))
+        t.add_row("total", _s(c.cold_total_s), "", _s(c.warm_total_s), _s(c.warm_total_cpu_s))
+        con.print(t)
+        con.print(f"cold and warm outputs identical: {c.outputs_identical}")
+    ix = rep.index
+    if ix is not None:
+        t = Table(title=f"symbol index: {ix.tree} ({ix.files} files, {ix.bytes / 1e6:.1f} MB)")
+        t.add_column("what")
+        t.add_column("wall", justify="right")
+        t.add_column("symbols/tags", justify="right")
+        if ix.read_s is not None:
+            t.add_row("git cat-file --batch (read all blobs)", _s(ix.read_s), "")
+        t.add_row(f"verifier cold ({ix.ours_jobs} processes, empty fact cache)",
+                  _s(ix.ours_cold_s), str(ix.ours_symbols or "-"))
+        t.add_row("verifier warm (fact cache)", _s(ix.ours_warm_s), "")
+        t.add_row("universal-ctags, 1 process", _s(ix.ctags_1p_s), str(ix.ctags_tags or "-"))
+        t.add_row("universal-ctags, 2 processes", _s(ix.ctags_2p_s), str(ix.ctags_tags or "-"))
+        t.add_row("ratio verifier cold / ctags (2 processes)",
+                  "-" if ix.ratio_cold_vs_ctags is None else f"{ix.ratio_cold_vs_ctags:.2f}x", "")
+        con.print(t)
+        if ix.note:
+            con.print(f"index: {ix.note}")
+        con.print("trees available: " + ", ".join(f"{k} {v / 1e6:.1f} MB"
+                                                  for k, v in sorted(ix.candidates.items())))
+    rt = rep.runtime
+    if rt is not None:
+        if rt.get("upstreams"):
+            t = Table(title="runtime checks (warm environments)")
+            for col in ("upstream", "checks", "start+import", "import", "per check (marginal)",
+                        "per check median / max"):
+                t.add_column(col, justify="left" if col == "upstream" else "right")
+            for u in rt["upstreams"]:
+                t.add_row(u["upstream"], str(u["checks"]), _s(u["startup_s"]), _s(u["import_s"]),
+                          f"{1000 * u['per_check_s']:.1f} ms",
+                          f"{u['check_ms_median']:.1f} / {u['check_ms_max']:.1f} ms")
+            con.print(t)
+        else:
+            con.print(f"runtime: {rt.get('skipped', 'no runtime checks')}")
+    cl = rep.clone
+    if cl is not None:
+        if cl.ratio is not None:
+            con.print(f"[bold]Drake clone[/] from {cl.mirror} @ {(cl.head or '')[:7]}: partial "
+                      f"(blob:none, depth 1, {cl.blobs_fetched}/{cl.blobs_wanted} cited blobs) "
+                      f"{cl.partial_bytes / 1e6:.2f} MB in {_s(cl.partial_s)}; full depth-1 "
+                      f"{cl.full_bytes / 1e6:.1f} MB in {_s(cl.full_s)}; ratio "
+                      f"{100 * cl.ratio:.2f} %")
+        if cl.note:
+            con.print(f"clone: {cl.note}")
+    con.print(f"peak RSS: self {rep.peak_rss_self_mib:.0f} MiB, children "
+              f"{rep.peak_rss_children_mib:.0f} MiB")
+    t = Table(title="targets")
+    for col in ("target", "goal", "measured", "met"):
+        t.add_column(col)
+    for tg in rep.targets:
+        met = {True: "[green]yes[/]", False: "[red]no[/]", None: "not measured"}[tg.met]
+        t.add_row(tg.name, tg.target, tg.measured + (f" ({tg.note})" if tg.note else ""), met)
+    con.print(t)
