@@ -16,6 +16,7 @@ from verifier.cli import check_cmd, coverage_cmd  # claims
 from verifier.cli import env_cmd  # runtime environments
 from verifier.cli import record_cmd, schema_cmd  # outputs
 from verifier.cli import lint_cmd, rules_cmd  # lint
+from verifier.cli import bench_cmd  # speed
 from verifier.cli.common import add_global, err_console
 from verifier.errors import VerifierError
 from verifier.exitcodes import ExitCode
@@ -35,6 +36,7 @@ COMMANDS: list[tuple[str, ModuleType]] = [
     ("env", env_cmd),
     ("check", check_cmd),
     ("coverage", coverage_cmd),
+    ("bench", bench_cmd),
 ]
 
 
