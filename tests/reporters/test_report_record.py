@@ -315,3 +315,15 @@ def test_runtime_stage_is_called_with_paired_claims(real_project, monkeypatch):
     kw = record_cmd.collect(real_project, lessons, runtime="all")
     assert any(n["stage"] == "runtime" and "not in this build" in n["why"]
                for n in kw["not_run"])
+
+
+def test_published_schema_is_current():
+    """docs/schema/record-<version>.schema.json is what `verifier schema` prints; a model
+    change must regenerate it (and bump schema_version when old records would not fit)."""
+    from tests.conftest import REPO
+    from verifier.cli.schema_cmd import render_schema
+    from verifier.report import SCHEMA_VERSION
+
+    published = REPO / "docs" / "schema" / f"record-{SCHEMA_VERSION}.schema.json"
+    assert published.read_text(encoding="utf-8") == render_schema(), (
+        "regenerate with: verifier schema --out " + str(published.relative_to(REPO)))
