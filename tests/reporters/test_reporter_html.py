@@ -219,3 +219,11 @@ def test_findings_in_their_lesson_section(report):
     for f in report.findings:
         body = sections[f"{f.course}/{f.path}"]
         assert _h.escape(f.message) in body and f"<td>{f.severity.value}</td>" in body
+
+
+def test_missing_browser_skips_with_reason(monkeypatch):
+    monkeypatch.delenv("VERIFIER_TEST_CHROMIUM", raising=False)
+    monkeypatch.setattr(os.path, "exists", lambda p: False)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(pytest.skip.Exception, match="no headless Chromium found"):
+        chromium()
