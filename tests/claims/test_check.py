@@ -267,3 +267,9 @@ def test_cli_lesson_by_file_path_and_no_claims(simx, monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out) == {
         "claims": [], "summary": {"total": 0, "verified": 0, "diverged": 0, "stale": 0,
                                   "unavailable": 0, "error": 0, "by_kind": {}}}
+
+
+def test_ambiguous_fragment_is_noted(simx):
+    r = simx.one(claim("a", "symbol", "include/simx/simx.h", "sx_advance", True, "sx_advance"))
+    assert r.verdict is Verdict.VERIFIED and r.line == 3
+    assert "fragment occurs 3 times in the lesson, line 3 is the first" in r.message

@@ -45,6 +45,13 @@ def locate(fragment: str, text: str) -> int | None:
     return text.count("\n", 0, i) + 1
 
 
+def occurrences(fragment: str, text: str) -> int:
+    words = fragment.split()
+    if not words:
+        return 0
+    return len(re.findall(r"\s+".join(re.escape(w) for w in words), text))
+
+
 def _result(lc: LoadedClaim, line: int | None, verdict: Verdict, *, actual=None,
             evidence: Evidence | None = None, message: str | None = None) -> ClaimResult:
     c = lc.claim
@@ -115,6 +122,10 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None") -
         if why:
             verdict, message = Verdict.ERROR, (f"{lc.where}: refusing `verified` ({why}); "
                                                f"kind said: {message or ''}").rstrip("; ")
+    n = occurrences(c.fragment, lesson.text)
+    if n > 1:
+        message = (f"{message}; " if message else "") + (
+            f"fragment occurs {n} times in the lesson, line {line} is the first")
     return _result(lc, line, verdict, actual=out.actual, evidence=out.evidence, message=message)
 
 
