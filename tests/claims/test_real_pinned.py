@@ -110,3 +110,37 @@ def test_drake_from_snapshot(mirrors, monkeypatch, fields):
     except SourceUnavailable as exc:
         pytest.skip(f"the snapshot lacks the pinned blob: {exc}")
     assert out.verdict is Verdict.VERIFIED, (out.message, out.actual)
+
+
+# ---------------------------------------------------------------- pydrake .pyi stubs
+# The drake wheel carries no repository file (its stubs are generated at build time),
+# so stubs can never be evidence at pinned identity; this checks that the Python
+# extractor reads the real pinned release's stubs the way the symbol/signature kinds
+# need (pydrake's Accelerometer: constructor parameters, and no AddToDiagram).
+
+@pytest.fixture
+def pydrake_stubs():
+    from verifier.cache import Store
+    from verifier.pins import Wheel
+    from verifier.sources.wheel import WheelSource
+
+    store = Store(None)   # the session cache ($VERIFIER_CACHE, set by tests/conftest.py)
+    ws = WheelSource(store, Wheel(requirement="drake==1.57.0",
+                                  map=[{"wheel": "pydrake/", "repo": "pydrake/", "glob": "*.pyi"}]))
+    if not ws.files():
+        pytest.skip(f"drake==1.57.0 wheel not available: {ws.error}")
+    return ws
+
+
+def test_pydrake_stub_accelerometer(pydrake_stubs):
+    from verifier.facts.python import extract
+
+    data = pydrake_stubs.read("pydrake/systems/sensors.pyi")
+    assert data is not None
+    facts = extract("pydrake/systems/sensors.pyi", data, None)
+    assert facts.parse_errors == 0
+    assert facts.find(("Accelerometer",), transparent=set())
+    assert not facts.find(("Accelerometer", "AddToDiagram"), transparent=set())
+    inits = facts.find(("Accelerometer", "__init__"), transparent=set())
+    assert [p.name for p in inits[0].params][:3] == ["body", "X_BS", "gravity_vector"]
+    assert facts.find(("Accelerometer", "get_body_poses_input_port"), transparent=set())
