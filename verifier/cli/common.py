@@ -37,5 +37,7 @@ def project_from(args: argparse.Namespace) -> Project:
 
 
 def stdout_console() -> Console:
-    return Console(highlight=False, soft_wrap=True, force_terminal=None if sys.stdout.isatty()
-                   else False)
+    if sys.stdout.isatty():
+        return Console(highlight=False, soft_wrap=True)
+    # logs (CI) are wide and never a terminal: no colour codes, no truncated columns
+    return Console(highlight=False, soft_wrap=True, force_terminal=False, width=160)
