@@ -66,6 +66,12 @@ def language_for(path: str, data: bytes | None = None) -> str | None:
         if data is not None and re.search(rb"^\s*(namespace|template\s*<|class\s+\w+\s*[:{]|"
                                           rb"#include\s*<(string|vector|memory|Eigen)[>/])", data[:200_000], re.M):
             return "cpp"
+        # `#include <array>` (an extension-less standard header) in a header that is not
+        # a C header guarded for C++ (`__cplusplus`): C++. Parsing such files with the C
+        # grammar took seconds each (Drake's generated docstring headers: 9 s vs 6 ms).
+        if data is not None and b"__cplusplus" not in data and re.search(
+                rb"^\s*#\s*include\s*<[A-Za-z_]+>", data[:200_000], re.M):
+            return "cpp"
         return "c"
     return None
 
