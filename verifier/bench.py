@@ -22,7 +22,8 @@ rss        peak resident set size of this process and of its children
 runtime    per upstream: interpreter start + import, per-check time
            (`verifier/runtime/bench.py`; needs the runtime environments).
 clone      Drake acquisition through a blobless partial clone (depth 1, no
-           checkout, then one fetch of the cited `systems/sensors` blobs)
+           checkout, then one fetch of the blobs of every Drake file the course
+           cites - 12 files, 6 under `systems/sensors`)
            against a full depth-1 clone, both from the local Drake mirror;
            bytes of the two `.git` directories.
 
@@ -113,7 +114,8 @@ class IndexBench(BaseModel):
 class CloneBench(BaseModel):
     mirror: str
     head: str | None = None
-    blobs_wanted: int = 0
+    cited_files: int = 0        # Drake files the course cites (permalinks and claims)
+    blobs_wanted: int = 0       # ... of them present at the mirror's HEAD
     blobs_fetched: int = 0
     partial_bytes: int | None = None
     partial_s: float | None = None
@@ -269,7 +271,7 @@ def bench_course(project: "Project", repeat: int = 3) -> CourseBench:
         with contextlib.suppress(Exception):
             import json
 
-            out.claims = len(json.loads(cold_out[1]).get("results", []))
+            out.claims = len(json.loads(cold_out[1]).get("claims", []))
     out.cold_total_s = round(sum(r.wall_s for r in out.cold), 3)
     out.warm_total_s = round(sum(r.wall_s for r in out.warm), 3)
     out.warm_total_cpu_s = round(sum(r.cpu_s for r in out.warm), 3)
@@ -459,12 +461,13 @@ def bench_clone(project: "Project", mirror: Path | None = None) -> CloneBench:
         return CloneBench(mirror=str(mirror), note="not measured: mirror has no HEAD")
     head, _ = mt
     env = {**os.environ, "GIT_DIR": str(mirror)}
-    ls = subprocess.run(["git", "-c", f"safe.directory={mirror}", "ls-tree", "-r", head,
-                         "systems/sensors/"], capture_output=True, text=True, env=env).stdout
+    cited = sorted(p for _, p in needed_files(project, "drake"))
+    ls = subprocess.run(["git", "-c", f"safe.directory={mirror}", "ls-tree", "-r", head, "--",
+                         *cited], capture_output=True, text=True, env=env).stdout
     at_head = {ln.split("\t", 1)[1]: ln.split()[2] for ln in ls.splitlines() if "\t" in ln}
-    cited = sorted(p for u, p in needed_files(project, "drake") if p.startswith("systems/sensors/"))
     blobs = sorted({at_head[p] for p in cited if p in at_head})
-    out = CloneBench(mirror=str(mirror), head=head, blobs_wanted=len(blobs))
+    out = CloneBench(mirror=str(mirror), head=head, cited_files=len(cited),
+                     blobs_wanted=len(blobs))
     url = "file://" + str(mirror.resolve())
     genv = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
     for k in ("GIT_DIR", "GIT_WORK_TREE"):
@@ -481,9 +484,12 @@ def bench_clone(project: "Project", mirror: Path | None = None) -> CloneBench:
         subprocess.run(["git", "-C", str(a), "config", "remote.origin.uploadpack", UPLOAD_PACK],
                        check=True, env=genv)
         if blobs:
-            f = subprocess.run(["git", "-C", str(a), "fetch", "-q", "--no-tags",
-                                "--filter=blob:none", "origin", *blobs],
-                               capture_output=True, text=True, env=genv)
+            # what git's own lazy fetch runs, for all cited blobs in one round trip
+            f = subprocess.run(["git", "-C", str(a), "-c", "fetch.negotiationAlgorithm=noop",
+                                "fetch", "-q", "origin", "--no-tags", "--no-write-fetch-head",
+                                "--recurse-submodules=no", "--filter=blob:none", "--stdin"],
+                               input="".join(f"{x}\n" for x in blobs), capture_output=True,
+                               text=True, env=genv)
             if f.returncode != 0:
                 out.note = f"blob fetch failed: {f.stderr.strip()[-200:]}"
         out.partial_s = round(time.perf_counter() - t0, 3)

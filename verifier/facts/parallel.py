@@ -12,7 +12,8 @@ across pins. The misses are extracted:
   the GIL, so threads give nothing; 2 processes give ~1.8x here), `jobs`
   workers (default: CPUs, at most 2 unless `VERIFIER_JOBS` says otherwise),
   largest files first (the longest task does not start last), one file per
-  task, results streamed back and cached as they arrive. Memory stays bounded:
+  task; each worker writes the cache entries of its files (atomic, so
+  concurrent writers are safe) and streams the rows back. Memory stays bounded:
   a worker holds one file and its tree at a time, reads the bytes itself from
   the blob cache (nothing large crosses the pipe but the symbol rows), and is
   replaced after `MAX_TASKS` files.
@@ -28,7 +29,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from verifier.facts.cache import code_version, fact_cache
+from verifier.facts.cache import FactCache, code_version, fact_cache
 
 if TYPE_CHECKING:
     from verifier.project import Project
@@ -42,7 +43,7 @@ INLINE_BYTES = 1_000_000     # or at most this many bytes in total
 
 Row = tuple  # Symbol fields in model order
 
-_JOB: tuple[Any, str, Any] | None = None   # (project, upstream, read), inherited by forked workers
+_JOB: tuple | None = None   # (project, upstream, read, cache, version), inherited by forked workers
 
 
 def jobs() -> int:
@@ -77,13 +78,18 @@ def extract_rows(project: "Project", upstream: str, path: str,
     return rows, sorted(stars.items())
 
 
-def _work(item: tuple[int, str, str]) -> tuple[int, Any]:
-    i, path, blob = item
-    project, upstream, read = _JOB  # type: ignore[misc]
+def _work(item: tuple[int, str, str, Any]) -> tuple[int, Any, bool]:
+    """In a worker: extract one file and write its cache entry (the writes run in
+    parallel too); returns the rows and whether the entry was written."""
+    i, path, blob, query = item
+    project, upstream, read, fc, version = _JOB  # type: ignore[misc]
     data = read(path, blob)
     if data is None:
-        return i, None
-    return i, extract_rows(project, upstream, path, data)
+        return i, None, False
+    value = extract_rows(project, upstream, path, data)
+    before = fc.stats.writes
+    fc.put(EXTRACTOR, version, blob, value, query)
+    return i, value, fc.stats.writes > before
 
 
 def _use_pool(misses: list[tuple[int, str, str, int]], n_jobs: int) -> bool:
@@ -96,12 +102,13 @@ def _use_pool(misses: list[tuple[int, str, str, int]], n_jobs: int) -> bool:
 
 def extract_files(project: "Project", upstream: str, items: list[tuple[str, str]],
                   read: Callable[[str, str], bytes | None], n_jobs: int | None = None,
-                  sizes: dict[str, int] | None = None) -> list[Any]:
+                  sizes: dict[str, int] | None = None, cache: "FactCache | None" = None
+                  ) -> list[Any]:
     """Per-file symbol rows of `items` ((path, blob) pairs), in item order: from the
     fact cache, misses extracted (pool or inline) and cached. `read(path, blob)`
-    gives a file's bytes (None: skipped)."""
+    gives a file's bytes (None: skipped). `cache`: another fact cache (benchmarks)."""
     global _JOB
-    fc = fact_cache(project.store)
+    fc = cache or fact_cache(project.store)
     version = code_version(*CODE)
     results: list[Any] = [None] * len(items)
     queries = [_query(project, upstream, path) for path, _ in items]
@@ -121,14 +128,15 @@ def extract_files(project: "Project", upstream: str, items: list[tuple[str, str]
         return results
     misses.sort(key=lambda m: (-m[3], m[1]))          # largest first
     if _use_pool(misses, n_jobs):
-        _JOB = (project, upstream, read)
+        _JOB = (project, upstream, read, fc, version)
         try:
             ctx = multiprocessing.get_context("fork")
             with ctx.Pool(n_jobs, maxtasksperchild=MAX_TASKS) as pool:
-                for i, value in pool.imap_unordered(_work, [m[:3] for m in misses], chunksize=1):
+                for i, value, wrote in pool.imap_unordered(
+                        _work, [(i, path, blob, queries[i]) for i, path, blob, _ in misses],
+                        chunksize=1):
                     results[i] = value
-                    if value is not None:
-                        fc.put(EXTRACTOR, version, items[i][1], value, queries[i])
+                    fc.stats.writes += wrote
         finally:
             _JOB = None
     else:
