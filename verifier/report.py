@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from verifier.textlines import source_lines
 from verifier import __version__
 from verifier.exitcodes import ExitCode
 from verifier.results import ClaimResult, Finding, Severity, Verdict
@@ -328,7 +329,7 @@ def _snippet(project: "Project", c: ClaimResult) -> tuple[str | None, int | None
     data = project.sources.read(sf)
     if data is None:
         return None, None, sf.status.value, "source unavailable at pinned identity"
-    lines = data.decode("utf-8", errors="replace").splitlines()
+    lines = source_lines(data.decode("utf-8", errors="replace"))
     if ev.lines:
         start, end = ev.lines
         end = end or start

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from verifier.textlines import source_lines
 from verifier.claims.kinds import _flowsupport as fs
 from verifier.claims.kinds.base import ClaimError, ClaimKind, Outcome
 from verifier.facts import flow
@@ -69,7 +70,7 @@ class TextKind(ClaimKind):
                     fs.function(claim, src)  # raises the 'no definition' error
             ranges = [(f.node.start_byte, f.node.end_byte, f.start, f.end) for f in scopes]
         else:
-            ranges = [(0, len(data), 1, max(1, len(text.splitlines())))]
+            ranges = [(0, len(data), 1, max(1, len(source_lines(text))))]
         hit = None
         for start_b, end_b, _, _ in ranges:
             chunk = data[start_b:end_b].decode("utf-8", errors="replace")

@@ -3,6 +3,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from verifier.textlines import source_lines
 from verifier.lint.base import Rule
 from verifier.lint.rules._links import readable, upstream_links
 from verifier.lint.shapes import names_in_text
@@ -38,7 +39,7 @@ class PermalinkAnchor(Rule):
             sf, text = ctx.source(up.name, gl.path)
             if text is None:
                 continue  # permalink-target reports the unavailable source
-            lines = text.splitlines()
+            lines = source_lines(text)
             if end > len(lines):
                 continue  # permalink-target reports it
             cited = lines[gl.start - 1:end]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from verifier.textlines import source_lines
 from verifier.lint.base import Rule
 from verifier.lint.rules._links import readable, upstream_links
 
@@ -59,7 +60,7 @@ class PermalinkTarget(Rule):
                 continue
             if gl.start is None:
                 continue
-            n = len(text.splitlines())
+            n = len(source_lines(text))
             end = gl.end or gl.start
             if end > n:
                 out.append(self.finding(doc, link.line, f"#{gl.fragment} lies past the end of "
