@@ -135,9 +135,10 @@ class Store:
 
     def clean(self, what: str = "all") -> list[Path]:
         targets = {
-            "all": ["blobs", "wheels", "git", "tmp", "facts", "envs"],
+            "all": ["blobs", "wheels", "git", "tmp", "facts", "symbols", "envs"],
             "blobs": ["blobs"], "wheels": ["wheels"], "git": ["git"],
-            "facts": ["facts"], "envs": ["envs"], "tmp": ["tmp"],
+            # derived facts: per-blob fact entries and the assembled symbol indexes
+            "facts": ["facts", "symbols"], "envs": ["envs"], "tmp": ["tmp"],
         }.get(what)
         if targets is None:
             raise CacheError(f"unknown cache section {what!r}")
