@@ -165,3 +165,15 @@ def test_concurrent_writers_and_readers(tmp_path):
         assert fc.get("symbols", "v1", BLOB, {"k": w}) == {"mine": w, "round": 39}
     assert fc.stats.corrupt == 0
     assert list((root / "tmp").iterdir()) == []
+
+
+def test_cache_clean_facts_removes_facts_and_symbol_indexes(tmp_path):
+    store = Store(tmp_path / "cache")
+    fc = FactCache(store)
+    fc.put("symbols", "v1", BLOB, [1])
+    (store.root / "symbols").mkdir()
+    (store.root / "symbols" / "up-commit-digest.json").write_text("{}")
+    sha = store.put_blob(b"source bytes\n")
+    store.clean("facts")
+    assert list(fc.entries()) == [] and list((store.root / "symbols").iterdir()) == []
+    assert store.get_blob(sha) == b"source bytes\n"          # sources stay
