@@ -104,6 +104,7 @@ class IndexBench(BaseModel):
     ours_warm_s: float | None = None
     ours_jobs: int = 2
     ours_symbols: int | None = None
+    parse_only_s: float | None = None     # tree-sitter parse alone, same pool: the floor
     ctags_1p_s: float | None = None
     ctags_2p_s: float | None = None
     ctags_tags: int | None = None
@@ -413,6 +414,7 @@ def bench_index(project: "Project", tree: str | None = None, jobs: int = 2) -> I
         t0 = time.perf_counter()
         extract_files(project, upstream, items, lambda p, b: data[p], n_jobs=jobs, cache=cache)
         out.ours_warm_s = round(time.perf_counter() - t0, 3)
+        out.parse_only_s = round(_parse_only(data, jobs), 3)
         if shutil.which("ctags") is None:
             out.note = "ctags not installed (Debian package universal-ctags)"
             return out
@@ -430,6 +432,38 @@ def bench_index(project: "Project", tree: str | None = None, jobs: int = 2) -> I
         out.ctags_tags = runs2[0][1]
         out.ratio_cold_vs_ctags = round(out.ours_cold_s / out.ctags_2p_s, 2) if out.ctags_2p_s else None
     return out
+
+
+_PARSE_DATA: dict[str, bytes] = {}
+
+
+def _parse_one(path: str) -> int:
+    from verifier.facts import treesitter as ts
+
+    data = _PARSE_DATA[path]
+    lang = ts.language_for(path, data)
+    return ts.parse(lang, data).root_node.end_byte if lang else 0
+
+
+def _parse_only(data: dict[str, bytes], jobs: int) -> float:
+    """Wall time of tree-sitter parsing every file (no query, no symbols, no cache),
+    in the same kind of fork pool, largest first: what extraction cannot go below."""
+    import multiprocessing
+
+    global _PARSE_DATA
+    order = sorted(data, key=lambda p: (-len(data[p]), p))
+    _PARSE_DATA = data
+    try:
+        t0 = time.perf_counter()
+        if jobs > 1:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                list(pool.imap_unordered(_parse_one, order, chunksize=1))
+        else:
+            for p in order:
+                _parse_one(p)
+        return time.perf_counter() - t0
+    finally:
+        _PARSE_DATA = {}
 
 
 def _blob_size(project: "Project", blob: str) -> int:
@@ -516,11 +550,19 @@ def bench_clone(project: "Project", mirror: Path | None = None) -> CloneBench:
 
 def bench_runtime(project: "Project", repeat: int = 1) -> dict[str, Any]:
     try:
+        from verifier.claims.loader import load_claims
         from verifier.runtime.bench import bench as rt_bench
     except ImportError as exc:
         return {"skipped": f"runtime stage not installed ({exc})"}
     try:
-        return rt_bench(project, None, max(1, repeat))
+        loaded = load_claims(project)
+        with_runtime = sum(1 for lc in loaded if lc.claim.runtime is not None)
+        if not with_runtime:
+            return {"skipped": f"not measured: no claim has a runtime check (0 of "
+                               f"{len(loaded)} claims has [claim.runtime])"}
+        out = rt_bench(project, None, max(1, repeat))
+        out["claims_with_runtime"] = with_runtime
+        return out
     except Exception as exc:  # noqa: BLE001 - reported as not measured, with the reason
         msg = exc.render() if hasattr(exc, "render") else f"{type(exc).__name__}: {exc}"
         return {"skipped": f"not measured: {msg}"}

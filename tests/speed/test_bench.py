@@ -35,6 +35,7 @@ def test_index_section_on_a_fixture_tree(tmp_path, monkeypatch):
     ix = bench.bench_index(s.project, jobs=2)
     assert ix.tree == "simx@pin" and ix.files >= 5 and ix.bytes > 0
     assert ix.ours_symbols and ix.ours_cold_s is not None and ix.ours_warm_s is not None
+    assert ix.parse_only_s is not None
     if shutil.which("ctags"):
         assert ix.ctags_tags and ix.ctags_2p_s and ix.ratio_cold_vs_ctags is not None
     else:
@@ -131,3 +132,12 @@ def test_course_section_cold_then_warm(tmp_path, monkeypatch):
     root = s.project.store.root
     assert list((root / "tmp").iterdir()) == []
     assert any((root / "blobs").iterdir())
+
+
+def test_runtime_section_without_runtime_checks_says_so(tmp_path, monkeypatch):
+    s = make_simx(tmp_path, monkeypatch)
+    s.write('[[claim]]\nid = "ok"\nfragment = "sx_advance(model, d)"\nkind = "symbol"\n'
+            'path = "include/simx/simx.h"\nsymbol = "sx_advance"\nexpected = true\n')
+    rt = bench.bench_runtime(s.project)
+    assert rt == {"skipped": "not measured: no claim has a runtime check (0 of 1 claims has "
+                             "[claim.runtime])"}

@@ -84,6 +84,8 @@ def render(rep: BenchReport) -> None:
         t.add_row(f"verifier cold ({ix.ours_jobs} processes, empty fact cache)",
                   _s(ix.ours_cold_s), str(ix.ours_symbols or "-"))
         t.add_row("verifier warm (fact cache)", _s(ix.ours_warm_s), "")
+        t.add_row(f"tree-sitter parse only ({ix.ours_jobs} processes; the floor)",
+                  _s(ix.parse_only_s), "")
         t.add_row("universal-ctags, 1 process", _s(ix.ctags_1p_s), str(ix.ctags_tags or "-"))
         t.add_row("universal-ctags, 2 processes", _s(ix.ctags_2p_s), str(ix.ctags_tags or "-"))
         t.add_row("ratio verifier cold / ctags (2 processes)",
