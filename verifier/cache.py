@@ -56,14 +56,18 @@ class Store:
                              hint="set VERIFIER_CACHE to a writable directory") from None
 
     # ----------------------------------------------------------------- atomic IO
-    def write_bytes(self, dest: Path, data: bytes) -> None:
+    def write_bytes(self, dest: Path, data: bytes, *, fsync: bool = True) -> None:
+        """Atomic write (temp file + os.replace). `fsync=False` skips the flush to disk
+        for entries that verify themselves on read (checksummed fact entries): still
+        atomic for interrupted and concurrent runs, only not durable across power loss."""
         dest.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.root / "tmp", prefix=dest.name[:40] + ".")
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+                if fsync:
+                    fh.flush()
+                    os.fsync(fh.fileno())
             os.replace(tmp, dest)
         except BaseException:
             with contextlib.suppress(OSError):
