@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from rich.markup import escape
 from rich.table import Table
 
 from verifier.bench import BenchReport, run_bench
@@ -92,7 +93,7 @@ def render(rep: BenchReport) -> None:
                   "-" if ix.ratio_cold_vs_ctags is None else f"{ix.ratio_cold_vs_ctags:.2f}x", "")
         con.print(t)
         if ix.note:
-            con.print(f"index: {ix.note}")
+            con.print(f"index: {escape(ix.note)}")
         con.print("trees available: " + ", ".join(f"{k} {v / 1e6:.1f} MB"
                                                   for k, v in sorted(ix.candidates.items())))
     rt = rep.runtime
@@ -108,7 +109,7 @@ def render(rep: BenchReport) -> None:
                           f"{u['check_ms_median']:.1f} / {u['check_ms_max']:.1f} ms")
             con.print(t)
         else:
-            con.print(f"runtime: {rt.get('skipped', 'no runtime checks')}")
+            con.print(f"runtime: {escape(str(rt.get('skipped', 'no runtime checks')))}")
     cl = rep.clone
     if cl is not None:
         if cl.ratio is not None:
@@ -118,7 +119,7 @@ def render(rep: BenchReport) -> None:
                       f"{cl.full_bytes / 1e6:.1f} MB in {_s(cl.full_s)}; ratio "
                       f"{100 * cl.ratio:.2f} %")
         if cl.note:
-            con.print(f"clone: {cl.note}")
+            con.print(f"clone: {escape(cl.note)}")
     con.print(f"peak RSS: self {rep.peak_rss_self_mib:.0f} MiB, children "
               f"{rep.peak_rss_children_mib:.0f} MiB")
     t = Table(title="targets")
@@ -126,5 +127,6 @@ def render(rep: BenchReport) -> None:
         t.add_column(col)
     for tg in rep.targets:
         met = {True: "[green]yes[/]", False: "[red]no[/]", None: "not measured"}[tg.met]
-        t.add_row(tg.name, tg.target, tg.measured + (f" ({tg.note})" if tg.note else ""), met)
+        t.add_row(tg.name, tg.target, escape(tg.measured + (f" ({tg.note})" if tg.note else "")),
+                  met)
     con.print(t)
