@@ -91,6 +91,7 @@ class CourseBench(BaseModel):
     warm_total_s: float = 0.0
     warm_total_cpu_s: float = 0.0
     outputs_identical: bool | None = None
+    bytecode_cache: bool | None = None    # Python could use cached .pyc files in these runs
     note: str | None = None
 
 
@@ -217,11 +218,12 @@ def scratch_cache(store_root: Path):
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _cli(args: list[str]) -> tuple[CliRun, bytes]:
+def _cli(args: list[str], env: dict[str, str] | None = None) -> tuple[CliRun, bytes]:
     cmd = [sys.executable, "-m", "verifier", *args]
     cpu0 = _children_cpu()
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    proc = subprocess.run(cmd, capture_output=True,
+                          env={**(env if env is not None else os.environ), "PYTHONHASHSEED": "0"})
     wall = time.perf_counter() - t0
     cpu = _children_cpu() - cpu0
     if proc.returncode not in (0, 1):
@@ -235,7 +237,18 @@ def _cli(args: list[str]) -> tuple[CliRun, bytes]:
 # --------------------------------------------------------------------------- course
 
 
-def bench_course(project: "Project", repeat: int = 3) -> CourseBench:
+def bytecode_env(pycache: Path | None) -> tuple[dict[str, str], bool]:
+    """Environment for the CLI runs, and whether Python may cache bytecode there.
+    With `pycache`, bytecode is cached under it even if PYTHONDONTWRITEBYTECODE
+    is set (as an installed verifier would have its .pyc files)."""
+    env = dict(os.environ)
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env, not env.get("PYTHONDONTWRITEBYTECODE")
+
+
+def bench_course(project: "Project", repeat: int = 3, bytecode: bool = False) -> CourseBench:
     lessons = project.lessons()
     extra = ["--offline", "-q"]
     if project.pins.path is not None:
@@ -243,24 +256,25 @@ def bench_course(project: "Project", repeat: int = 3) -> CourseBench:
     cmds = [["lint", "--format", "json"], ["check", "--format", "json"]]
     out = CourseBench(lessons=len(lessons), warm_runs=repeat)
     with scratch_cache(project.store.root) as root:
+        env, out.bytecode_cache = bytecode_env(root / "pycache" if bytecode else None)
         base = ["--cache", str(root), *extra]
         # preparation (not timed): sources into the shared cache (network allowed
         # unless configured offline), then an empty fact cache
         for c in cmds:
             prep = [a for a in base if a != "--offline"] if not project.config.offline else base
-            _cli([c[0], *prep, *c[1:]])
+            _cli([c[0], *prep, *c[1:]], env)
         for sub in ("facts", "symbols"):
             shutil.rmtree(root / sub, ignore_errors=True)
         cold_out = []
         for c in cmds:
-            run, stdout = _cli([c[0], *base, *c[1:]])
+            run, stdout = _cli([c[0], *base, *c[1:]], env)
             out.cold.append(run)
             cold_out.append(stdout)
         warm: dict[str, list[CliRun]] = {}
         same = True
         for _ in range(repeat):
             for c, prev in zip(cmds, cold_out, strict=True):
-                run, stdout = _cli([c[0], *base, *c[1:]])
+                run, stdout = _cli([c[0], *base, *c[1:]], env)
                 warm.setdefault(run.command, []).append(run)
                 same = same and stdout == prev
         out.outputs_identical = same
@@ -620,10 +634,10 @@ def evaluate(rep: BenchReport) -> list[Target]:
 
 def run_bench(project: "Project", *, sections: set[str], repeat: int = 3,
               tree: str | None = None, jobs: int = 2, drake_mirror: Path | None = None,
-              runtime_repeat: int = 1) -> BenchReport:
+              runtime_repeat: int = 1, bytecode: bool = False) -> BenchReport:
     rep = BenchReport(machine=machine())
     if "course" in sections:
-        rep.course = bench_course(project, repeat)
+        rep.course = bench_course(project, repeat, bytecode)
     if "index" in sections:
         rep.index = bench_index(project, tree, jobs)
     if "runtime" in sections:

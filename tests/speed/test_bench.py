@@ -141,3 +141,12 @@ def test_runtime_section_without_runtime_checks_says_so(tmp_path, monkeypatch):
     rt = bench.bench_runtime(s.project)
     assert rt == {"skipped": "not measured: no claim has a runtime check (0 of 1 claims has "
                              "[claim.runtime])"}
+
+
+def test_bytecode_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    env, on = bench.bytecode_env(None)
+    assert not on and env["PYTHONDONTWRITEBYTECODE"] == "1"
+    env, on = bench.bytecode_env(tmp_path / "pyc")
+    assert on and "PYTHONDONTWRITEBYTECODE" not in env
+    assert env["PYTHONPYCACHEPREFIX"] == str(tmp_path / "pyc")

@@ -31,6 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="local Drake git repository for the clone measurement "
                         "(default: the configured drake mirror)")
     p.add_argument("--runtime-repeat", type=int, default=1, help="runtime batches per upstream")
+    p.add_argument("--bytecode", action="store_true",
+                   help="let the lint/check runs cache .pyc files (in the scratch cache) even "
+                        "if PYTHONDONTWRITEBYTECODE is set, as an installed verifier would")
     p.add_argument("--format", choices=["rich", "json"], default="rich")
 
 
@@ -41,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     rep = run_bench(project, sections=sections, repeat=args.repeat, tree=args.tree,
                     jobs=args.jobs, drake_mirror=args.drake_mirror,
-                    runtime_repeat=args.runtime_repeat)
+                    runtime_repeat=args.runtime_repeat, bytecode=args.bytecode)
     if args.format == "json":
         print(json.dumps(rep.model_dump(mode="json"), indent=2, sort_keys=True))
     else:
@@ -73,7 +76,8 @@ def render(rep: BenchReport) -> None:
                       _s(w.cpu_s if w else None))
         t.add_row("total", _s(c.cold_total_s), "", _s(c.warm_total_s), _s(c.warm_total_cpu_s))
         con.print(t)
-        con.print(f"cold and warm outputs identical: {c.outputs_identical}")
+        con.print(f"cold and warm outputs identical: {c.outputs_identical}; Python bytecode "
+                  f"cache: {'on' if c.bytecode_cache else 'off (PYTHONDONTWRITEBYTECODE)'}")
     ix = rep.index
     if ix is not None:
         t = Table(title=f"symbol index: {ix.tree} ({ix.files} files, {ix.bytes / 1e6:.1f} MB)")
