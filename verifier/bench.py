@@ -362,17 +362,29 @@ def _local_mirrors(project: "Project") -> dict[str, Path]:
 
 
 def _ctags(files: list[Path], procs: int, cwd: Path) -> tuple[float, int]:
+    """Wall time of universal-ctags over `files` split into `procs` concurrent
+    processes (file lists and tag output in files, so no pipe serialises them)."""
     ctags = shutil.which("ctags")
     assert ctags
     parts = [files[i::procs] for i in range(procs)]
-    cmd = [ctags, "-f", "-", "--sort=no", "--fields=+n", "--kinds-C=+p", "--kinds-C++=+p", "-L", "-"]
+    lists, outs = [], []
+    for i, part in enumerate(parts):
+        lst, out = cwd.parent / f"ctags-{procs}-{i}.list", cwd.parent / f"ctags-{procs}-{i}.tags"
+        lst.write_text("\n".join(str(f) for f in part) + "\n")
+        lists.append(lst)
+        outs.append(out)
     t0 = time.perf_counter()
-    ps = [subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL) for _ in parts]
-    outs = [p.communicate("\n".join(str(f) for f in part).encode())[0]
-            for p, part in zip(ps, parts, strict=True)]
+    ps = [subprocess.Popen([ctags, "-f", str(out), "--sort=no", "--fields=+n", "--kinds-C=+p",
+                            "--kinds-C++=+p", "-L", str(lst)], cwd=cwd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+          for lst, out in zip(lists, outs, strict=True)]
+    for p in ps:
+        p.wait()
     wall = time.perf_counter() - t0
-    tags = sum(sum(1 for ln in o.splitlines() if ln and not ln.startswith(b"!_")) for o in outs)
+    tags = 0
+    for out in outs:
+        with open(out, "rb") as fh:
+            tags += sum(1 for ln in fh if ln.strip() and not ln.startswith(b"!_"))
     return wall, tags
 
 
