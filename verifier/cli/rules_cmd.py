@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from rich.markup import escape
 from rich.table import Table
 
 from verifier.cli.common import stdout_console
@@ -27,6 +28,6 @@ def run(args: argparse.Namespace) -> int:
     for col in ("code", "name", "checks"):
         t.add_column(col, overflow="fold")
     for r in rows:
-        t.add_row(r["code"], r["name"], r["doc"])
+        t.add_row(r["code"], r["name"], escape(r["doc"]))
     stdout_console().print(t)
     return ExitCode.OK
