@@ -69,7 +69,8 @@ def test_warm_check_reads_no_source(tmp_path, monkeypatch):
     s.write(CLAIMS)
     cold = run_check(s.project)
     assert {k: r.verdict.value for k, r in _by_id(cold).items()} == VERDICTS
-    assert fact_cache(s.project.store).stats.writes == 5
+    claim_entries = list((s.project.store.root / "facts" / "claim").rglob("*.bin"))
+    assert len(claim_entries) == 5
 
     warm_project = load_project(s.root / "pins.toml")
     _Reads(monkeypatch, forbid=True)
@@ -77,6 +78,24 @@ def test_warm_check_reads_no_source(tmp_path, monkeypatch):
     assert _dump(warm) == _dump(cold)
     st = fact_cache(warm_project.store).stats
     assert (st.hits, st.misses, st.writes) == (5, 0, 0)
+
+
+def test_edited_claim_does_not_parse_its_file_again(tmp_path, monkeypatch):
+    """A new query about an already parsed file: the claim memo misses, the file's
+    facts come from the cache (the extractor is not run)."""
+    s = make_simx(tmp_path, monkeypatch)
+    s.write(CLAIMS)
+    run_check(s.project)
+    s.write(CLAIMS.replace('symbol = "sx_nothing"', 'symbol = "sx_advance2"'))
+
+    def no_parse(*a, **k):
+        raise AssertionError("file facts extracted again")
+
+    monkeypatch.setattr("verifier.claims.kinds._lookup.facts_for", no_parse)
+    p = load_project(s.root / "pins.toml")
+    again = _by_id(run_check(p))
+    assert again["gone"].verdict is Verdict.VERIFIED     # sx_advance2 exists in simx.h
+    assert fact_cache(p.store).stats.hits >= 5
 
 
 def test_cache_off_gives_the_same_results(tmp_path, monkeypatch):
@@ -109,12 +128,15 @@ def test_claim_memo_follows_the_kind_code(tmp_path, monkeypatch):
     s = make_simx(tmp_path, monkeypatch)
     s.write(CLAIMS)
     run_check(s.project)
-    monkeypatch.setattr(fcache, "code_version", lambda *parts: "another-extractor-version")
+    orig = fcache.code_version
+    monkeypatch.setattr(fcache, "code_version", lambda *parts: "another-kinds-version"
+                        if parts == fcache.CLAIM_CODE else orig(*parts))
     p = load_project(s.root / "pins.toml")
     reads = _Reads(monkeypatch, forbid=False)
     again = run_check(p)
     assert {k: r.verdict.value for k, r in _by_id(again).items()} == VERDICTS
-    assert fact_cache(p.store).stats.hits == 0 and reads.paths
+    assert reads.paths        # the kinds ran again (their files' facts may come from the cache)
+    assert len(list((p.store.root / "facts" / "claim").rglob("*.bin"))) == 10
 
 
 @pytest.fixture

@@ -317,3 +317,19 @@ def bulk_load() -> Any:
         gc.freeze()
         if was:
             gc.enable()
+
+
+# --------------------------------------------------------------------------- file facts
+
+FILE_FACTS_CODE = ("facts",)
+
+
+def file_facts(store: "Store", path: str, blob: str | None, build: Callable[[], Any]) -> Any:
+    """`FileFacts` of a file (the static claim kinds' extraction), once per
+    (blob, path, extractor version): a new or edited claim about an already
+    parsed file does not parse it again. Exceptions from `build` propagate."""
+    fc = fact_cache(store)
+    if not blob:
+        return build()
+    return fc.get_or_build("filefacts", code_version(*FILE_FACTS_CODE), blob, build,
+                           {"path": path})
