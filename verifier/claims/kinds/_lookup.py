@@ -7,6 +7,7 @@ import difflib
 from typing import TYPE_CHECKING, Any
 
 from verifier.claims.kinds.base import CheckContext, ClaimError, same
+from verifier.facts.cache import file_facts as cached_file_facts
 from verifier.facts.extract import UnsupportedLanguage, facts_for
 from verifier.facts.model import FileFacts, Sym, split_symbol
 from verifier.facts.python import module_name
@@ -37,8 +38,9 @@ def file_facts(claim: "Claim", ctx: CheckContext) -> tuple[FileFacts, "SourceFil
     need(claim, "path")
     assert claim.path is not None
     text, sf = ctx.source(claim.path)
-    try:
-        return facts_for(claim.path, text, sf.blob), sf
+    try:  # persistent by blob (verifier/facts/cache.py): a file is parsed once
+        return cached_file_facts(ctx.project.store, claim.path, sf.blob,
+                                 lambda: facts_for(claim.path, text, sf.blob)), sf
     except UnsupportedLanguage as exc:
         raise ClaimError(str(exc)) from None
 
