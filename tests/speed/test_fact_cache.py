@@ -177,3 +177,9 @@ def test_cache_clean_facts_removes_facts_and_symbol_indexes(tmp_path):
     store.clean("facts")
     assert list(fc.entries()) == [] and list((store.root / "symbols").iterdir()) == []
     assert store.get_blob(sha) == b"source bytes\n"          # sources stay
+
+
+def test_unpicklable_value_is_not_cached(fc):
+    fc.put("claim", "v1", BLOB, {"fn": lambda: 1})
+    assert list(fc.entries()) == [] and fc.stats.writes == 0
+    assert fc.get_or_build("claim", "v1", BLOB, lambda: (lambda: 2))() == 2

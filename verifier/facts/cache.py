@@ -138,7 +138,10 @@ class FactCache:
     def put(self, extractor: str, version: str, blob: str, value: Any, query: Any = None) -> None:
         if not self.enabled:
             return
-        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            return  # a value that cannot be stored is simply not cached
         data = MAGIC + hashlib.sha256(payload).digest() + payload
         try:
             # no fsync: entries are checksummed (a torn one is a miss), and an fsync per
