@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
 
 from verifier.cli.common import project_from, stdout_console
 from verifier.exitcodes import ExitCode
-from verifier.upgrade import run_upgrade
-from verifier.upgrade.model import LinkStatus, UpgradeReport
+
+if TYPE_CHECKING:
+    from verifier.upgrade.model import UpgradeReport
 
 HELP = ("compare lessons against a new version of one upstream (commit, tag or version): "
         "claims whose verdict changes, permalinks that moved, cited lines that changed, "
@@ -48,6 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verifier.upgrade import run_upgrade  # heavy: imported only for this command
+
     project = project_from(args)
     report = run_upgrade(project, args.upstream, args.ref, commit=args.commit,
                          version=args.new_version, via=args.via, course=args.course,
@@ -67,6 +71,8 @@ def _range(s: int | None, e: int | None) -> str:
 
 
 def render(report: UpgradeReport, show_diffs: bool = False) -> None:
+    from verifier.upgrade.model import LinkStatus
+
     con = stdout_console()
     o, n = report.old, report.new
     con.print(f"[bold]{report.upstream}[/]: {o.version} ({(o.commit or '?')[:7]}) -> "
