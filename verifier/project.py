@@ -11,7 +11,7 @@ from pathlib import Path
 from verifier.cache import Store
 from verifier.config import UserConfig, load_config
 from verifier.errors import ConfigError, UsageError
-from verifier.lessons_scan import github_links, lesson_files
+from verifier.lessons import github_links, lesson_files
 from verifier.pins import Course, Lock, Pins, load_lock, load_pins
 from verifier.sources.layer import Notify, SourceLayer
 

@@ -9,7 +9,7 @@ pinned identity is always `unavailable` (never verified), as the check would do.
 
 from __future__ import annotations
 
-from verifier.lessons_scan import github_links
+from verifier.lessons import github_links
 from verifier.results import ClaimResult, Evidence, Finding, RuntimeResult, Severity, Verdict
 
 KINDS = ["symbol", "signature", "default", "enum", "members", "call_order", "branch"]

@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from verifier.errors import AcquisitionError, UsageError
-from verifier.lessons_scan import github_links
+from verifier.lessons import github_links
 from verifier.permalinks import GitHubLink
 from verifier.pins import Upstream, dump_lock
 from verifier.project import LessonDoc, Project
