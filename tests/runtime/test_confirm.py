@@ -166,3 +166,14 @@ def test_upstream_without_runtime_pins_is_skipped(tmp_path, fake_envs):
     p = project(tmp_path, alpha=[])
     (res,), _ = rt.confirm(p, [pair("c/l/a", "alpha", "result = 1", 1)], mode="all")
     assert res.runtime.status == "skipped" and "no `runtime` requirements" in res.runtime.message
+
+
+def test_runtime_only_claim_with_a_broken_locator_stays_error(tmp_path, fake_envs):
+    p = project(tmp_path, alpha=[PIN])
+    lc, res = pair("c/l/a", "alpha", "result = 1", 1)
+    res = res.model_copy(update={"verdict": Verdict.ERROR,
+                                 "message": "fragment not found in the lesson"})
+    (out,), _ = rt.confirm(p, [(lc, res)], mode="all")
+    assert out.runtime.status == "confirmed"
+    assert out.verdict == Verdict.ERROR
+    assert out.message == "fragment not found in the lesson; runtime confirmed"

@@ -105,6 +105,11 @@ def _run_upstream(project: "Project", name: str, items: list[tuple[int, Any]],
 
 def _merge(res: ClaimResult, kind: str, rt: RuntimeResult) -> ClaimResult:
     update: dict[str, Any] = {"runtime": rt}
+    if kind == "runtime" and res.verdict == Verdict.ERROR:
+        # the claim itself is broken (e.g. its fragment locates no sentence): keep that
+        note = f"runtime {rt.status}" + (f": {rt.message}" if rt.message else "")
+        update["message"] = f"{res.message}; {note}" if res.message else note
+        return res.model_copy(update=update)
     if kind == "runtime":
         update["expected"] = rt.expected
         if rt.status == "confirmed":
