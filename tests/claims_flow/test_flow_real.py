@@ -146,3 +146,21 @@ def test_mujoco_snapshot_shapes(mirrors, tmp_path, monkeypatch):
                 {"not_reaches": ["mju_zero", "compute_or_read_sensor", "compute_user_sensors"]},
                 bindings={"mjDISABLED(mjDSBL_SENSOR)": True})
     assert out.verdict is Verdict.VERIFIED, out
+
+
+@pytest.mark.wheels
+def test_cases_on_a_real_python_match(real_project):
+    """`cases` on real code: a `match` in the pinned newton wheel (a `release` file: the
+    course's lock does not list it, the pinned release serves it)."""
+    path = "newton/_src/solvers/kamino/_src/geometry/detector.py"
+    labels = ["CollisionPipelineType.PRIMITIVE", "CollisionPipelineType.UNIFIED"]
+    out = check(real_project, "newton", "cases", path, "CollisionDetector.finalize",
+                {"cases": labels, "default": "ValueError"}, switch="self._pipeline_type")
+    assert out.verdict is Verdict.VERIFIED, out
+    assert out.evidence.status in ("pinned", "release")
+    assert out.evidence.permalink.startswith(
+        "https://github.com/newton-physics/newton/blob/713fecdc41caf0c9d726f5c016939f36e66e3dff/"
+        + path + "#L")
+    out = check(real_project, "newton", "cases", path, "CollisionDetector.finalize",
+                {"cases": labels + ["CollisionPipelineType.SDF"]}, switch="self._pipeline_type")
+    assert out.verdict is Verdict.DIVERGED
