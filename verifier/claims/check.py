@@ -167,7 +167,10 @@ def summary(results: list[ClaimResult]) -> dict:
     for r in results:
         by_kind.setdefault(r.kind, {}).setdefault(r.verdict.value, 0)
         by_kind[r.kind][r.verdict.value] += 1
-    return {"total": len(results), **counts,
+    # weaker evidence: verified against the pinned release's wheel, pin blob not known
+    release = sum(1 for r in results if r.verdict is Verdict.VERIFIED and r.evidence is not None
+                  and r.evidence.status == "release")
+    return {"total": len(results), **counts, "verified_from_release": release,
             "by_kind": {k: dict(sorted(v.items())) for k, v in sorted(by_kind.items())}}
 
 

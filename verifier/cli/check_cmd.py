@@ -124,4 +124,8 @@ def run(args: argparse.Namespace) -> int:
     s = summary(results)
     err_console.print(", ".join(f"{s[v]} {v}" for v in colours if s[v]) or "no claims",
                       highlight=False)
+    if s["verified_from_release"]:
+        err_console.print(f"{s['verified_from_release']} of the verified rest on `release` "
+                          "files (pinned release's wheel; pin blob not in pins.lock)",
+                          highlight=False)
     return code

@@ -52,10 +52,15 @@ def _verdict_table(report) -> Table:
         mine = [c for c in report.claims if c.lesson == les.path and (c.course or les.course)
                 == les.course]
         c = Counter(x.verdict.value for x in mine)
+        weak = sum(1 for x in mine if x.verdict.value == "verified" and x.evidence is not None
+                   and x.evidence.status == "release")
         rt = Counter(x.runtime.status for x in mine if x.runtime)
         errs = sum(1 for f in report.findings if f.path == les.path
                    and (f.course or les.course) == les.course and f.severity.value == "error")
-        t.add_row(f"{les.course}/{les.path}", *[str(c.get(v, 0)) for v in verdicts],
+        cells = [str(c.get(v, 0)) for v in verdicts]
+        if weak:
+            cells[0] += f" ({weak} release)"
+        t.add_row(f"{les.course}/{les.path}", *cells,
                   " ".join(f"{k} {n}" for k, n in sorted(rt.items())) or "-", str(errs))
     return t
 
