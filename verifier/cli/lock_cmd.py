@@ -43,14 +43,12 @@ def run(args: argparse.Namespace) -> int:
     new = dict(lock.upstream)
     for name in ups:
         up = project.pins.get(name)
-        st = layer._st(name)
-        layer._identity(st, "")
-        if st.tree is None:
+        tree, tree_from, notes = layer.pin_tree(name)
+        if tree is None:
             con.print(f"[yellow]{name}:[/] no git tree at {up.short} reachable "
-                      f"({'; '.join(st.notes) or 'no git provider'}); lock unchanged for it")
+                      f"({'; '.join(notes) or 'no git provider'}); lock unchanged for it")
             status = ExitCode.FINDINGS
             continue
-        tree = st.tree
         if args.check:
             old = lock.upstream.get(name)
             bad = [(p, b, tree.get(p)) for p, b in (old.files.items() if old else [])
@@ -65,14 +63,13 @@ def run(args: argparse.Namespace) -> int:
             paths = set(tree)
         else:
             paths = {p for u, p in needed if u == name}
-            for w in st.wheels:
-                paths.update(w.files())
+            paths.update(layer.wheel_paths(name))
             old = lock.upstream.get(name)
             if old and old.commit == up.commit:
                 paths.update(old.files)
         files = {p: tree[p] for p in sorted(paths) if p in tree}
-        new[name] = LockedUpstream(commit=up.commit, source=[f"tree:{st.tree_from}"], files=files)
-        con.print(f"{name}: locked {len(files)} path(s) from {st.tree_from}")
+        new[name] = LockedUpstream(commit=up.commit, source=[f"tree:{tree_from}"], files=files)
+        con.print(f"{name}: locked {len(files)} path(s) from {tree_from}")
     if not args.check:
         project.store.write_bytes(project.lock_path, dump_lock(Lock(upstream=new)).encode())
         con.print(f"wrote {project.lock_path}")

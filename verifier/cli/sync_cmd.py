@@ -33,7 +33,7 @@ def resolve_with_progress(project, items: list[tuple[str, str]], quiet: bool = F
                   console=err_console, transient=True, disable=quiet) as prog:
         for u, paths in by_up.items():
             task = prog.add_task(f"sources {u}", total=len(paths))
-            layer._prefetch(u, paths)
+            layer.prefetch(u, paths)
             for p in paths:
                 out.append(layer.resolve(u, p))
                 prog.advance(task)

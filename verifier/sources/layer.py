@@ -166,12 +166,16 @@ class SourceLayer:
             except AcquisitionError as exc:
                 st.notes.append(f"{up.name}: object store {where}: {exc.message}")
 
-    def _identity(self, st: _UpstreamState, path: str) -> tuple[str | None, str | None]:
+    def _load_identity(self, st: _UpstreamState) -> None:
+        """Try (once per run) to reach the pin's git tree and the local object stores."""
         order = self.config.providers
         if "git" in order:
             self._try_git(st)
         if "mirror" in order or "objects" in order:
             self._try_mirrors(st)
+
+    def _identity(self, st: _UpstreamState, path: str) -> tuple[str | None, str | None]:
+        self._load_identity(st)
         if st.tree is not None:
             return st.tree.get(path), "git-tree"
         blob = self.lock.blob(st.up, path)
@@ -194,12 +198,23 @@ class SourceLayer:
         for u, p in items:
             by_up.setdefault(u, []).append(p)
         for u, paths in by_up.items():
-            self._prefetch(u, paths)
+            self.prefetch(u, paths)
         out = [self.resolve(u, p) for u, p in items]
         self.save_index()
         return out
 
-    def _prefetch(self, upstream: str, paths: list[str]) -> None:
+    def pin_tree(self, upstream: str) -> tuple[dict[str, str] | None, str | None, list[str]]:
+        """(path -> blob at the pin, where it came from, notes) — tree None when unreachable."""
+        st = self._st(upstream)
+        self._load_identity(st)
+        return (dict(st.tree) if st.tree is not None else None, st.tree_from,
+                list(dict.fromkeys(st.notes)))
+
+    def wheel_paths(self, upstream: str) -> set[str]:
+        """Repo paths the upstream's pinned wheels map (downloading them if needed)."""
+        return {p for w in self._st(upstream).wheels for p in w.files()}
+
+    def prefetch(self, upstream: str, paths: list[str]) -> None:
         """One round trip for all blobs a partial clone lacks."""
         st = self._st(upstream)
         if self.config.offline:
@@ -227,19 +242,19 @@ class SourceLayer:
                     and self.store.get_blob(expected) is not None):
                 return SourceFile(**base, status=Status.PINNED, blob=expected,
                                   provider=seen["provider"], cached=True)
-            mismatches: list[str] = []
+            mismatches: list[tuple[str, str]] = []  # (provider, blob it has)
             for prov in self.config.providers:
                 for label, data in self._candidates(st, prov, path, expected):
                     got = blob_sha(data)
                     if got == expected:
                         self.store.put_blob(data)
                         return SourceFile(**base, status=Status.PINNED, blob=got, provider=label)
-                    mismatches.append(f"{label} has blob {got}")
+                    mismatches.append((label, got))
             if mismatches:
-                wheel_blob = mismatches[0].rsplit(" ", 1)[-1]
-                return SourceFile(**base, status=Status.MISMATCH, blob=wheel_blob,
-                                  provider=mismatches[0].split(" has ")[0],
-                                  detail="; ".join(mismatches) + f"; pin has {expected}")
+                label, got = mismatches[0]
+                detail = "; ".join(f"{lb} has blob {b}" for lb, b in mismatches)
+                return SourceFile(**base, status=Status.MISMATCH, blob=got, provider=label,
+                                  detail=f"{detail}; pin has {expected}")
             return SourceFile(**base, status=Status.UNAVAILABLE, detail=self._why(st, expected))
 
         # Pin blob unknown: the pinned release's wheel may still serve it, weaker.
@@ -301,7 +316,7 @@ class SourceLayer:
     def known_paths(self, upstream: str) -> list[str]:
         """Every path this run can name for the upstream: git tree, lock, wheel maps."""
         st = self._st(upstream)
-        self._identity(st, "")
+        self._load_identity(st)
         paths: set[str] = set(st.tree or {})
         paths.update(self.lock.paths(st.up))
         if st.tree is None and "wheel" in self.config.providers:
