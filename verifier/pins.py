@@ -189,15 +189,6 @@ class Pins(_Model):
                 return up
         return None
 
-    def pinned_commits(self) -> dict[str, str]:
-        """commit -> upstream name, for every commit pins.toml pins."""
-        out: dict[str, str] = {}
-        for up in self.upstream.values():
-            out[up.commit] = up.name
-            for c in up.also:
-                out[c] = up.name
-        return out
-
 
 def load_pins(path: Path) -> Pins:
     data, text = read_toml(path)

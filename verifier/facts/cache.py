@@ -64,9 +64,6 @@ class Stats:
     corrupt: int = 0
     stale: int = 0          # memo entries whose dependencies changed
 
-    def as_dict(self) -> dict[str, int]:
-        return {"hits": self.hits, "misses": self.misses, "writes": self.writes,
-                "corrupt": self.corrupt, "stale": self.stale}
 
 
 @cache

@@ -86,12 +86,6 @@ class Lesson(BaseModel):
     suppressions: list[Suppression] = Field(default_factory=list)
     block_lines: list[tuple[int, int]] = Field(default_factory=list)  # block -> (first, last)
 
-    def block_of_line(self, line: int) -> int | None:
-        for i, (a, b) in enumerate(self.block_lines):
-            if a <= line <= b:
-                return i
-        return None
-
 
 # --------------------------------------------------------------------------- math
 
