@@ -90,9 +90,9 @@ class CasesKind(ClaimKind):
             sws = flow.switches(src, fn)
             if subject is None:
                 return sws
-            key = flow._Flow.key(subject)
+            key = flow.subject_key(subject)
             return [s for s in sws if s.subject_key == key or _norm(s.subject) == _norm(subject)
-                    or flow._Flow.key(s.subject) == key]
+                    or flow.subject_key(s.subject) == key]
 
         fn = fs.function(claim, src, pick)
         sws = pick(fn)

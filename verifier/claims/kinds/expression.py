@@ -79,7 +79,7 @@ class ExpressionKind(ClaimKind):
             out = []
             for c in flow.calls_in(src, fn.body):
                 if (rx.fullmatch(c.name) or rx.fullmatch(c.callee)) and arg < len(c.args):
-                    out.append(flow.Target(c.args[arg], flow._stmt_of(c.node), "arg"))
+                    out.append(flow.Target(c.args[arg], flow.statement_of(c.node), "arg"))
             return out
 
         fn = fs.function(claim, src, found)
@@ -95,7 +95,7 @@ class ExpressionKind(ClaimKind):
                                  f"{len(cands)} time(s) in {fn.name}")
             pick = cands[occ - 1] if occ > 0 else cands[occ]
         else:
-            forms = {flow.canonical(c.node) for c in cands}
+            forms = {flow.canonical_expression(c.node) for c in cands}
             if len(forms) > 1:
                 where = ", ".join(f"L{c.stmt.start_point[0] + 1}" for c in cands)
                 raise ClaimError(f"{what} has {len(forms)} different expressions in {fn.name} "

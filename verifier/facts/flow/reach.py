@@ -1,545 +1,17 @@
-"""Control-flow facts inside one function of C, C++ or Python source.
-
-Used by the claim kinds call_order, branch, cases, expression and text. One
-tree-sitter parse per file; every result is a pure function of the file's bytes
-(plus the claim's options), so parses are memoised by blob SHA and a persistent
-cache can key on the blob too.
-
-- `parse_source(path, data, blob)` -> `Source`
-- `find_functions(src, symbol)` -> definitions whose qualified name ends with
-  `symbol` (`mj_step2`, `Accelerometer<T>::Accelerometer`, `Accelerometer::CalcOutput`,
-  `SolverMuJoCo.step`); template arguments are ignored, `::` and `.` both separate.
-- `calls_in(src, node)` -> every call in source order.
-- `reachable_calls(src, fn, bindings)` -> calls on some possible path under the
-  bindings (if / else if / else / switch with fall-through and default / ternary /
-  `&&` `||` short-circuit / loops / Python match), plus the undecidable conditions.
-- `switches(src, fn)` -> each switch/match with its labels, default and the calls
-  each label reaches.
-- `targets(src, fn, target)` -> expressions assigned to a variable, or returned.
-- `canonical(src.lang, node)` / `canonical_text(lang, text)` -> a whitespace- and
-  redundant-parenthesis-insensitive form of an expression for comparison.
-
-Line numbers are 1-based and inclusive.
-"""
+"""Reachability: which calls a function body may reach under bindings."""
 
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-import tree_sitter
-
-from verifier.facts import treesitter as ts
-
-Node = tree_sitter.Node
-
-# ------------------------------------------------------------------ parsing
-
-
-@dataclass(eq=False)
-class Source:
-    path: str
-    lang: str             # c | cpp | python
-    data: bytes
-    tree: tree_sitter.Tree
-    blob: str | None = None
-    _functions: list | None = field(default=None, repr=False)
-
-    @property
-    def root(self) -> Node:
-        return self.tree.root_node
-
-
-_PARSED: OrderedDict[tuple[str, str, str], Source] = OrderedDict()
-_PARSED_MAX = 64
-
-
-def parse_source(path: str, data: bytes | str, blob: str | None = None,
-                 lang: str | None = None) -> Source:
-    """Parse a file; memoised by (path's grammar, blob) when the blob is given."""
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    lang = lang or ts.language_for(path, data)
-    if lang is None:
-        raise ValueError(f"no grammar for {path} (expected .c/.h/.cc/.cpp/.hpp/.py)")
-    key = (lang, blob or "", path if blob is None else "")
-    if blob is not None and key in _PARSED:
-        _PARSED.move_to_end(key)
-        return _PARSED[key]
-    src = Source(path=path, lang=lang, data=data, tree=ts.parse(lang, data), blob=blob)
-    if blob is not None:
-        _PARSED[key] = src
-        while len(_PARSED) > _PARSED_MAX:
-            _PARSED.popitem(last=False)
-    return src
-
-
-def text(node: Node | None) -> str:
-    return ts.text(node) if node is not None else ""
-
-
-def squash(s: str) -> str:
-    """Whitespace collapsed to single spaces."""
-    return " ".join(s.split())
-
-
-def lines_of(node: Node) -> tuple[int, int]:
-    return node.start_point[0] + 1, node.end_point[0] + 1
-
-
-# ------------------------------------------------------------------ names
-
-def strip_templates(s: str) -> str:
-    """`Accelerometer<T>::Calc` -> `Accelerometer::Calc` (balanced angle brackets).
-
-    `operator<`/`operator<<` etc. are kept intact."""
-    out: list[str] = []
-    depth = 0
-    i = 0
-    while i < len(s):
-        if s.startswith("operator", i):
-            m = re.match(r"operator\s*(<<=|>>=|<=>|<<|>>|<=|>=|<|>|\(\)|\[\]|[^\s(]*)", s[i:])
-            if m:
-                if depth == 0:
-                    out.append(m.group(0))
-                i += len(m.group(0))
-                continue
-        c = s[i]
-        if c == "<":
-            depth += 1
-        elif c == ">" and depth > 0:
-            depth -= 1
-        elif depth == 0:
-            out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def split_symbol(symbol: str) -> tuple[str, ...]:
-    """`ns::Class<T>::method` / `Class.method` -> ('ns', 'Class', 'method')."""
-    s = strip_templates(symbol.strip())
-    s = re.sub(r"\(.*\)$", "", s)  # tolerate a trailing `()`
-    parts = [p.strip() for p in re.split(r"::|\.", s)]
-    return tuple(p for p in parts if p)
-
-
-def short_name(callee: str) -> str:
-    """Last component of a callee expression: `this->DeclareAbstractInputPort` ->
-    `DeclareAbstractInputPort`, `self._mujoco.mj_step` -> `mj_step`,
-    `x.template Eval<T>` -> `Eval`."""
-    s = strip_templates(callee)
-    s = re.sub(r"\btemplate\s+", "", s)
-    s = "".join(s.split())
-    parts = re.split(r"->|::|\.", s)
-    last = parts[-1] if parts else s
-    return last or s
-
-
-# ------------------------------------------------------------------ functions
-
-
-@dataclass(eq=False)
-class FunctionDef:
-    qual: tuple[str, ...]       # scope path + name, templates stripped
-    node: Node                  # the whole definition (incl. decorators / template<>)
-    body: Node
-    start: int
-    end: int
-
-    @property
-    def name(self) -> str:
-        return "::".join(self.qual)
-
-
-_SCOPES_C = {"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"}
-
-
-def _declarator_name(decl: Node) -> Node | None:
-    """Unwrap pointer/reference/parenthesised declarators to the function's name node."""
-    node: Node | None = decl
-    for _ in range(20):
-        if node is None:
-            return None
-        if node.type == "function_declarator":
-            return node.child_by_field_name("declarator")
-        inner = node.child_by_field_name("declarator")
-        if inner is None:
-            inner = next((c for c in node.named_children
-                          if c.type.endswith("declarator")), None)
-        node = inner
-    return None
-
-
-def _qual_parts(node: Node) -> list[str]:
-    if node.type == "qualified_identifier":
-        out: list[str] = []
-        scope = node.child_by_field_name("scope")
-        name = node.child_by_field_name("name")
-        if scope is not None:
-            out += _qual_parts(scope)
-        if name is not None:
-            out += _qual_parts(name)
-        return out
-    if node.type in ("template_type", "template_function", "template_method"):
-        name = node.child_by_field_name("name")
-        return [strip_templates(text(name or node))]
-    return [p for p in split_symbol("".join(text(node).split()))] or [text(node)]
-
-
-def _scope_of(node: Node, lang: str) -> list[str]:
-    parts: list[str] = []
-    p = node.parent
-    while p is not None:
-        if lang == "python":
-            if p.type in ("class_definition", "function_definition"):
-                n = p.child_by_field_name("name")
-                if n is not None:
-                    parts.append(text(n))
-        elif p.type in _SCOPES_C:
-            n = p.child_by_field_name("name")
-            if n is not None:
-                parts.extend(reversed(_qual_parts(n)))
-        p = p.parent
-    return list(reversed(parts))
-
-
-def _outer(node: Node, lang: str) -> Node:
-    """Include decorators (Python) or the `template <...>` header (C++)."""
-    p = node.parent
-    if lang == "python" and p is not None and p.type == "decorated_definition":
-        return p
-    if lang == "cpp":
-        while p is not None and p.type == "template_declaration":
-            node, p = p, p.parent
-    return node
-
-
-def functions(src: Source) -> list[FunctionDef]:
-    """Every function definition in the file, in source order (memoised per parse)."""
-    if src._functions is None:
-        src._functions = _functions(src)
-    return list(src._functions)
-
-
-def _functions(src: Source) -> list[FunctionDef]:
-    out: list[FunctionDef] = []
-    if src.lang == "python":
-        for _, caps in ts.matches("python", "flow_functions_python", src.root):
-            fn, name, body = caps["function"][0], caps["name"][0], caps["body"][0]
-            qual = tuple(_scope_of(fn, "python") + [text(name)])
-            outer = _outer(fn, "python")
-            out.append(FunctionDef(qual, outer, body, *lines_of(outer)))
-    else:
-        for _, caps in ts.matches(src.lang, "flow_functions_c", src.root):
-            fn, decl, body = caps["function"][0], caps["declarator"][0], caps["body"][0]
-            name = _declarator_name(decl)
-            if name is None:
-                continue
-            qual = tuple(_scope_of(fn, src.lang) + _qual_parts(name))
-            outer = _outer(fn, src.lang)
-            out.append(FunctionDef(qual, outer, body, *lines_of(outer)))
-    out.sort(key=lambda f: f.node.start_byte)
-    return out
-
-
-def find_functions(src: Source, symbol: str) -> list[FunctionDef]:
-    """Definitions whose qualified name ends with the symbol's components."""
-    want = split_symbol(symbol)
-    if not want:
-        return []
-    return [f for f in functions(src) if f.qual[-len(want):] == want]
-
-
-# ------------------------------------------------------------------ calls
-
-
-@dataclass(eq=False)
-class Call:
-    node: Node
-    callee: str                 # callee expression, whitespace removed
-    name: str                   # last component (`DeclareAbstractInputPort`)
-    args: list[Node]
-    line: int
-
-    def matches(self, name: str) -> bool:
-        n = "".join(name.split())
-        return n in (self.name, self.callee, strip_templates(self.callee))
-
-
-def _is_call(node: Node, lang: str) -> bool:
-    return node.type == ("call" if lang == "python" else "call_expression")
-
-
-def make_call(node: Node, lang: str) -> Call | None:
-    fn = node.child_by_field_name("function")
-    args = node.child_by_field_name("arguments")
-    if fn is None:
-        return None
-    callee = "".join(text(fn).split())
-    arg_nodes = [c for c in (args.named_children if args is not None else [])
-                 if c.type not in ("comment",)]
-    return Call(node, callee, short_name(text(fn)), arg_nodes, node.start_point[0] + 1)
-
-
-def calls_in(src: Source, node: Node) -> list[Call]:
-    """Every call under `node` in source order (outer call before its arguments)."""
-    qname = "flow_calls_python" if src.lang == "python" else "flow_calls_c"
-    found: list[Call] = []
-    for _, caps in ts.matches(src.lang, qname, node):
-        call = make_call(caps["call"][0], src.lang)
-        if call is not None:
-            found.append(call)
-    found.sort(key=lambda c: (c.node.start_byte, -c.node.end_byte))
-    return found
-
-
-def literal_value(node: Node) -> str:
-    """Argument text for reporting: string literals unquoted (adjacent C strings
-    joined), everything else whitespace-collapsed source text."""
-    t = node.type
-    if t in ("string_literal", "raw_string_literal"):
-        parts = [text(c) for c in node.named_children
-                 if c.type in ("string_content", "escape_sequence", "raw_string_content")]
-        return "".join(parts)
-    if t == "concatenated_string":
-        return "".join(literal_value(c) for c in node.named_children
-                       if c.type in ("string_literal", "raw_string_literal", "string"))
-    if t == "string":  # python
-        parts = [text(c) for c in node.named_children
-                 if c.type in ("string_content", "escape_sequence")]
-        return "".join(parts)
-    if t == "keyword_argument":
-        value = node.child_by_field_name("value")
-        return literal_value(value) if value is not None else squash(text(node))
-    return squash(text(node))
-
-
-# ------------------------------------------------------------------ expressions
-
-_WRAP = {"binary_expression", "unary_expression", "conditional_expression", "boolean_operator",
-         "comparison_operator", "not_operator", "binary_operator", "unary_operator",
-         "pointer_expression", "assignment_expression", "cast_expression", "update_expression",
-         "sizeof_expression"}
-_PAREN = {"parenthesized_expression"}
-
-
-def _tokens(node: Node, out: list[str]) -> None:
-    if node.type == "comment":
-        return
-    if node.type in _PAREN:
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) == 1:
-            _tokens(inner[0], out)
-            return
-    if node.child_count == 0 or node.type in ("string_literal", "string", "number_literal",
-                                               "char_literal", "integer", "float"):
-        out.append("".join(text(node).split()) if node.type not in ("string_literal", "string")
-                   else text(node))
-        return
-    wrap = node.type in _WRAP
-    if wrap:
-        out.append("(")
-    for c in node.children:
-        _tokens(c, out)
-    if wrap:
-        out.append(")")
-
-
-def canonical(node: Node) -> str:
-    """Token sequence with full structural parenthesisation: `a*(b-c)` and
-    `(a * (b - c))` agree, `a*b-c` differs; comments and whitespace are ignored."""
-    out: list[str] = []
-    _tokens(node, out)
-    return " ".join(out)
-
-
-def canonical_text(lang: str, expr: str) -> str | None:
-    """Canonical form of an expression written as text, or None if it does not parse."""
-    if lang == "python":
-        wrapper = f"__v = ({expr})\n"
-    else:
-        wrapper = f"void __f(void) {{ __v = ({expr}); }}\n"
-    tree = ts.parse(lang, wrapper.encode("utf-8"))
-    if tree.root_node.has_error:
-        return None
-    found: list[Node] = []
-
-    def walk(n: Node) -> None:
-        if found:
-            return
-        if n.type in ("assignment_expression", "assignment"):
-            right = n.child_by_field_name("right")
-            if right is not None:
-                found.append(right)
-                return
-        for c in n.children:
-            walk(c)
-
-    walk(tree.root_node)
-    return canonical(found[0]) if found else None
-
-
-def same_expression(lang: str, node: Node, expected: str) -> bool:
-    want = canonical_text(lang, expected)
-    if want is None:
-        return "".join(text(node).split()) == "".join(expected.split())
-    return canonical(node) == want
-
-
-# ------------------------------------------------------------------ targets (expression kind)
-
-
-@dataclass(eq=False)
-class Target:
-    node: Node          # the expression
-    stmt: Node          # the statement holding it (evidence lines)
-    how: str            # 'init' | 'assign' | 'return' | 'arg'
-
-
-def _stmt_of(node: Node) -> Node:
-    p = node
-    while p.parent is not None and not (p.type.endswith("statement") or p.type == "declaration"):
-        p = p.parent
-    return p if p.parent is not None else node
-
-
-def _norm_lvalue(s: str) -> str:
-    s = "".join(s.split())
-    s = re.sub(r"^[*&]+", "", s)
-    return s
-
-
-def targets(src: Source, fn: FunctionDef, target: str) -> list[Target]:
-    """Expressions assigned to `target` (declaration initialiser or `=`), or returned
-    when target is 'return', in source order."""
-    want = _norm_lvalue(target)
-    out: list[Target] = []
-
-    def walk(n: Node) -> None:
-        t = n.type
-        if want == "return" and t == "return_statement":
-            vals = [c for c in n.named_children if c.type != "comment"]
-            if vals:
-                out.append(Target(vals[0], n, "return"))
-        elif t == "init_declarator":
-            decl = n.child_by_field_name("declarator")
-            val = n.child_by_field_name("value")
-            if decl is not None and val is not None:
-                name = _declarator_name_plain(decl)
-                if name == want:
-                    if val.type in ("argument_list", "initializer_list"):
-                        inner = [c for c in val.named_children if c.type != "comment"]
-                        val = inner[0] if len(inner) == 1 else val
-                    out.append(Target(val, _stmt_of(n), "init"))
-        elif t == "assignment_expression":
-            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
-            op = n.child_by_field_name("operator")
-            op_text = text(op) if op is not None else "="
-            if left is not None and right is not None and op_text == "=" \
-                    and _norm_lvalue(text(left)) == want:
-                out.append(Target(right, _stmt_of(n), "assign"))
-        elif t == "assignment":  # python (also annotated `x: T = v`)
-            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
-            if left is not None and right is not None and _norm_lvalue(text(left)) == want:
-                out.append(Target(right, _stmt_of(n), "assign"))
-        for c in n.children:
-            walk(c)
-
-    walk(fn.body)
-    return out
-
-
-def _declarator_name_plain(decl: Node) -> str:
-    node: Node | None = decl
-    for _ in range(20):
-        if node is None:
-            return ""
-        if node.type in ("identifier", "field_identifier", "qualified_identifier"):
-            return "".join(text(node).split())
-        inner = node.child_by_field_name("declarator")
-        if inner is None:
-            inner = next((c for c in node.named_children
-                          if c.type.endswith("declarator") or c.type == "identifier"), None)
-        node = inner
-    return ""
-
-
-# ------------------------------------------------------------------ constants & bindings
-
-_CONST_NAME = re.compile(r"^(?:[A-Z][A-Z0-9_]*|k[A-Z0-9]\w*|[a-z]{1,6}[A-Z][A-Z0-9]*_[A-Za-z0-9_]+)$")
-_NULLS = frozenset({"None", "NULL", "nullptr"})
-_INT = re.compile(r"^[+-]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*$")
-
-
-@dataclass(frozen=True)
-class Name:
-    """An enum constant / named constant, compared by its last component."""
-    full: str
-
-    @property
-    def last(self) -> str:
-        return split_symbol(self.full)[-1] if split_symbol(self.full) else self.full
-
-
-Value = bool | int | Name | None
-
-
-def parse_int(s: str) -> int | None:
-    s = s.strip().replace("'", "")
-    if not _INT.match(s):
-        return None
-    s = s.rstrip("uUlL")
-    sign = -1 if s.startswith("-") else 1
-    s = s.lstrip("+-")
-    try:
-        return sign * int(s, 0) if not re.match(r"^0\d", s) else sign * int(s, 8)
-    except ValueError:
-        return None
-
-
-def binding_value(v: Any) -> Value:
-    if isinstance(v, bool) or isinstance(v, int):
-        return v
-    if isinstance(v, str):
-        s = v.strip()
-        if s in ("true", "True"):
-            return True
-        if s in ("false", "False"):
-            return False
-        i = parse_int(s)
-        if i is not None:
-            return i
-        return Name("".join(s.split()))
-    return None
-
-
-def values_equal(a: Value, b: Value) -> bool | None:
-    if a is None or b is None:
-        return None
-    if isinstance(a, Name) and isinstance(b, Name):
-        if a.full == b.full or a.last == b.last:
-            return True
-        if (a.last in _NULLS) != (b.last in _NULLS):
-            return None  # a null pointer vs an enum-like name: unknown
-        return False  # distinct enum constants are assumed distinct
-    if isinstance(a, Name) or isinstance(b, Name):
-        return None
-    return int(a) == int(b)
-
-
-def truthy(v: Value) -> bool | None:
-    if isinstance(v, Name) and v.last in _NULLS:
-        return False
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, int):
-        return v != 0
-    return None
-
-
-# ------------------------------------------------------------------ reachability
+from verifier.facts.flow.calls import Call, calls_in, is_call, make_call
+from verifier.facts.flow.functions import FunctionDef, functions
+from verifier.facts.flow.names import split_symbol
+from verifier.facts.flow.source import Node, Source, squash, text
+from verifier.facts.flow.values import (CONST_NAME, NULLS, Name, Value, binding_value, parse_int,
+                                        truthy, values_equal)
 
 
 @dataclass
@@ -554,7 +26,7 @@ _PREPROC_COND = {"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else",
                  "preproc_elifdef"}
 
 
-class _Flow:
+class Flow:
     """Three-valued evaluation of conditions under bindings and a walk of the body
     that records every call on a possible path.
 
@@ -564,7 +36,7 @@ class _Flow:
                  constants: list[str] | None = None) -> None:
         self.src = src
         self.lang = src.lang
-        self.bindings = {self.key(k): binding_value(v) for k, v in (bindings or {}).items()}
+        self.bindings = {subject_key(k): binding_value(v) for k, v in (bindings or {}).items()}
         self.constants = {"".join(c.split()) for c in (constants or [])}
         for v in self.bindings.values():
             if isinstance(v, Name):
@@ -573,13 +45,6 @@ class _Flow:
         self._seen: set[int] = set()
 
     # ---------------------------------------------------------------- helpers
-    @staticmethod
-    def key(s: str) -> str:
-        s = "".join(str(s).split())
-        while s.startswith("(") and s.endswith(")") and _balanced(s[1:-1]):
-            s = s[1:-1]
-        return s
-
     def strip(self, node: Node) -> Node:
         for _ in range(50):
             if node.type == "parenthesized_expression":
@@ -603,10 +68,10 @@ class _Flow:
 
     def bound(self, node: Node) -> tuple[bool, Value]:
         n = self.strip(node)
-        k = self.key(text(n))
+        k = subject_key(text(n))
         if k in self.bindings:
             return True, self.bindings[k]
-        k2 = self.key(text(node))
+        k2 = subject_key(text(node))
         if k2 in self.bindings:
             return True, self.bindings[k2]
         return False, None
@@ -619,7 +84,7 @@ class _Flow:
             return True
         if t in ("false",) or s in ("false", "False") and t in ("false", "identifier"):
             return False
-        if t in ("none", "null", "nullptr") or (t == "identifier" and s in _NULLS):
+        if t in ("none", "null", "nullptr") or (t == "identifier" and s in NULLS):
             return Name(s)
         if t in ("number_literal", "integer"):
             return parse_int(s)
@@ -630,9 +95,9 @@ class _Flow:
             if s in self.constants:
                 return Name(s)
             last = split_symbol(s)[-1] if split_symbol(s) else s
-            if _CONST_NAME.match(last) and t != "field_expression":
+            if CONST_NAME.match(last) and t != "field_expression":
                 return Name(s)
-            if t == "attribute" and _CONST_NAME.match(last):
+            if t == "attribute" and CONST_NAME.match(last):
                 return Name(s)
         return None
 
@@ -725,7 +190,7 @@ class _Flow:
         if node is None or node.type == "comment":
             return
         t = node.type
-        if _is_call(node, self.lang):
+        if is_call(node, self.lang):
             c = make_call(node, self.lang)
             if c is not None:
                 self.record(c)
@@ -1012,7 +477,7 @@ class _Flow:
             return i
         if s in ("True", "False"):
             return s == "True"
-        if "." in s or _CONST_NAME.match(s):
+        if "." in s or CONST_NAME.match(s):
             return Name(s)
         return None
 
@@ -1061,6 +526,15 @@ def _has_label(node: Node) -> bool:
                if c.type not in ("function_definition", "lambda_expression"))
 
 
+def subject_key(s: str) -> str:
+    """A condition or switch subject as a lookup key: whitespace removed, redundant outer
+    parentheses stripped (`( mode )` -> `mode`)."""
+    s = "".join(str(s).split())
+    while s.startswith("(") and s.endswith(")") and _balanced(s[1:-1]):
+        s = s[1:-1]
+    return s
+
+
 def _balanced(s: str) -> bool:
     depth = 0
     for ch in s:
@@ -1081,7 +555,7 @@ def reachable_calls(src: Source, fn: FunctionDef, bindings: dict[str, Any] | Non
     into, N levels deep, under the same bindings (every same-named definition is
     walked: overloads and methods of other classes included, so "may reach" stays
     conservative). Calls found there are added after `fn`'s own calls."""
-    flow = _Flow(src, bindings or {}, constants)
+    flow = Flow(src, bindings or {}, constants)
     flow.block(fn.body)
     flow.reach.calls.sort(key=lambda c: (c.node.start_byte, -c.node.end_byte))
     if follow <= 0:
@@ -1098,7 +572,7 @@ def reachable_calls(src: Source, fn: FunctionDef, bindings: dict[str, Any] | Non
                 if target.node.id in seen:
                     continue
                 seen.add(target.node.id)
-                sub = _Flow(src, bindings or {}, constants)
+                sub = Flow(src, bindings or {}, constants)
                 sub.block(target.body)
                 sub.reach.calls.sort(key=lambda c: (c.node.start_byte, -c.node.end_byte))
                 flow.reach.followed.append(f"{target.name} (L{target.start})")
@@ -1108,81 +582,3 @@ def reachable_calls(src: Source, fn: FunctionDef, bindings: dict[str, Any] | Non
                 nxt.extend(sub.reach.calls)
         level = nxt
     return flow.reach
-
-
-# ------------------------------------------------------------------ switches (cases kind)
-
-
-@dataclass
-class Arm:
-    labels: list[str]            # source text of the case labels (empty for default)
-    default: bool
-    calls: list[str]             # callee names reached from this entry (fall-through)
-    text: str                    # this arm's own statements, whitespace-collapsed
-    line: int
-
-
-@dataclass
-class Switch:
-    subject: str                 # switch expression text, whitespace-collapsed
-    subject_key: str             # with casts and parentheses stripped, no spaces
-    node: Node
-    arms: list[Arm]
-
-    @property
-    def labels(self) -> list[str]:
-        return [lab for a in self.arms for lab in a.labels]
-
-    @property
-    def default_arm(self) -> Arm | None:
-        return next((a for a in self.arms if a.default), None)
-
-
-def switches(src: Source, fn: FunctionDef) -> list[Switch]:
-    out: list[Switch] = []
-    kind = "match_statement" if src.lang == "python" else "switch_statement"
-
-    def walk(n: Node) -> None:
-        if n.type == kind:
-            out.append(_switch(src, n))
-        for c in n.children:
-            walk(c)
-
-    walk(fn.body)
-    return out
-
-
-def _switch(src: Source, node: Node) -> Switch:
-    base = _Flow(src, {})
-    if src.lang == "python":
-        subj = node.child_by_field_name("subject")
-        arms: list[Arm] = []
-        for pats, wildcard, guard, case in base.match_arms(node):
-            cons = case.child_by_field_name("consequence")
-            f = _Flow(src, {})
-            f.block(cons)
-            labels = [] if wildcard else [squash(text(p)) for p in pats]
-            arms.append(Arm(labels, wildcard, _names(f.reach.calls), squash(text(cons)),
-                            case.start_point[0] + 1))
-        return Switch(squash(text(subj)), base.key(text(base.strip(subj))) if subj else "",
-                      node, arms)
-    cond = node.child_by_field_name("condition")
-    raw = base.switch_arms(node)
-    arms = []
-    for i, (labels, is_default, stmts, case) in enumerate(raw):
-        f = _Flow(src, {})
-        f.run_from(raw, i)
-        own = " ".join(squash(text(s)) for s in stmts if s.type != "break_statement")
-        arms.append(Arm([squash(text(lab)) for lab in labels], is_default,
-                        _names(sorted(f.reach.calls, key=lambda c: c.node.start_byte)),
-                        own, case.start_point[0] + 1))
-    key = base.key(text(base.strip(cond))) if cond is not None else ""
-    shown = base.strip(cond) if cond is not None else None
-    if cond is not None and cond.type in ("parenthesized_expression", "condition_clause"):
-        inner = [c for c in cond.named_children if c.type != "comment"]
-        shown = inner[0] if len(inner) == 1 else cond
-    return Switch(squash(text(shown)) if shown is not None else "", key, node, arms)
-
-
-def _names(calls: list[Call]) -> list[str]:
-    return list(dict.fromkeys(c.name for c in calls))
