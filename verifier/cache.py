@@ -32,6 +32,16 @@ Remove it with `verifier cache clean`.
 """
 
 
+def dir_size(path: Path) -> int:
+    """Bytes of every file under `path` (links not followed; vanished files skipped)."""
+    total = 0
+    for dirpath, _, files in os.walk(path):
+        for f in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, f)).st_size
+    return total
+
+
 def default_cache_dir() -> Path:
     env = os.environ.get("VERIFIER_CACHE")
     if env:
@@ -130,12 +140,7 @@ class Store:
 
     # --------------------------------------------------------------------- admin
     def size(self) -> int:
-        total = 0
-        for dirpath, _, files in os.walk(self.root):
-            for f in files:
-                with contextlib.suppress(OSError):
-                    total += os.lstat(os.path.join(dirpath, f)).st_size
-        return total
+        return dir_size(self.root)
 
     def clean(self, what: str = "all") -> list[Path]:
         targets = {

@@ -11,6 +11,7 @@ import pytest
 from tests.claims.simx_project import make_simx
 from tests.helpers_upstream import make_git_repo
 from verifier import bench
+from verifier.bench import index as bench_index_module
 from verifier.bench import BenchReport, CloneBench, CourseBench, IndexBench, Machine, Target
 from verifier.cli.main import main
 
@@ -26,7 +27,7 @@ def test_cat_file_batch_reads_blobs_from_the_object_store(tmp_path):
 def test_mirror_tree_lists_source_files(tmp_path):
     repo = make_git_repo(tmp_path / "r", {"src/a.c": "int a;\n", "README.md": "x\n",
                                          "tests/test_a.py": "def test(): pass\n"})
-    head, files = bench._mirror_tree(repo.path / ".git")
+    head, files = bench.mirror_tree(repo.path / ".git")
     assert head == repo.head and files == {"src/a.c": repo.blob("src/a.c")}
 
 
@@ -48,7 +49,7 @@ def test_index_section_on_a_fixture_tree(tmp_path, monkeypatch):
 def test_ctags_missing_is_reported_not_fatal(tmp_path, monkeypatch):
     s = make_simx(tmp_path, monkeypatch)
     real_which = shutil.which
-    monkeypatch.setattr(bench.shutil, "which",
+    monkeypatch.setattr(bench_index_module.shutil, "which",
                         lambda name, *a, **k: None if name == "ctags" else real_which(name))
     ix = bench.bench_index(s.project, jobs=1)
     assert ix.note == "ctags not installed (Debian package universal-ctags)"

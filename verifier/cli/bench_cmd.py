@@ -1,4 +1,4 @@
-"""`verifier bench`: measure the speed targets (see verifier/bench.py, docs/bench.md)."""
+"""`verifier bench`: measure the speed targets (see verifier/bench/, docs/bench.md)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="local Drake git repository for the clone measurement "
                         "(default: the configured drake mirror)")
     p.add_argument("--runtime-repeat", type=int, default=1, help="runtime batches per upstream")
+    p.add_argument("--upstream", action="append", default=None, metavar="NAME",
+                   help="runtime section: only this upstream; repeatable")
     p.add_argument("--bytecode", action="store_true",
                    help="let the lint/check runs cache .pyc files (in the scratch cache) even "
                         "if PYTHONDONTWRITEBYTECODE is set, as an installed verifier would")
@@ -44,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     rep = run_bench(project, sections=sections, repeat=args.repeat, tree=args.tree,
                     jobs=args.jobs, drake_mirror=args.drake_mirror,
-                    runtime_repeat=args.runtime_repeat, bytecode=args.bytecode)
+                    runtime_repeat=args.runtime_repeat, bytecode=args.bytecode,
+                    upstreams=args.upstream)
     if args.format == "json":
         print(json.dumps(rep.model_dump(mode="json"), indent=2, sort_keys=True))
     else:

@@ -135,7 +135,7 @@ class SymbolIndex(BaseModel):
 # --------------------------------------------------------------------------- build
 
 
-def _is_test(path: str) -> bool:
+def is_test_path(path: str) -> bool:
     parts = path.split("/")
     name = parts[-1]
     return (any(p in ("tests", "test", "testing") for p in parts[:-1])
@@ -188,7 +188,7 @@ def build_index(project: "Project", upstream: str) -> SymbolIndex:
     up = project.pins.get(upstream)
     layer = project.sources
     paths = [p for p in layer.known_paths(upstream)
-             if p.endswith(SOURCE_SUFFIXES) and not _is_test(p)]
+             if p.endswith(SOURCE_SUFFIXES) and not is_test_path(p)]
     files = layer.resolve_many([(upstream, p) for p in paths])
     served = {sf.path: sf.blob for sf in files if sf.status.usable and sf.blob}
     unavailable = sorted(sf.path for sf in files if not sf.status.usable)

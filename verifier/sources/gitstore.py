@@ -19,7 +19,7 @@ from verifier.errors import AcquisitionError
 
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "GCM_INTERACTIVE": "never",
         "GIT_HTTP_LOW_SPEED_LIMIT": "1000", "GIT_HTTP_LOW_SPEED_TIME": "20"}
-_LOCAL_UPLOAD_PACK = ("git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true "
+LOCAL_UPLOAD_PACK = ("git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true "
                       "upload-pack")
 
 
@@ -55,6 +55,13 @@ class GitRepo:
         self.repo.git.update_environment(**_ENV, GIT_DIR=str(git_dir), GIT_CONFIG_COUNT="1",
                                          GIT_CONFIG_KEY_0="safe.directory",
                                          GIT_CONFIG_VALUE_0=str(git_dir))
+
+    def head(self) -> str | None:
+        """The commit HEAD names, or None (no HEAD, or an unborn branch)."""
+        try:
+            return self.repo.git.rev_parse("--verify", "-q", "HEAD^{commit}").strip() or None
+        except GitCommandError:
+            return None
 
     def has_commit(self, sha: str) -> bool:
         try:
@@ -106,7 +113,7 @@ class PartialClone(GitRepo):
                 cw.set_value('remote "origin"', "promisor", "true")
                 cw.set_value('remote "origin"', "partialclonefilter", "blob:none")
                 if is_local(url):
-                    cw.set_value('remote "origin"', "uploadpack", _LOCAL_UPLOAD_PACK)
+                    cw.set_value('remote "origin"', "uploadpack", LOCAL_UPLOAD_PACK)
             repo.close()
         super().__init__(path)
         with self.repo.config_reader() as cr:
@@ -115,7 +122,7 @@ class PartialClone(GitRepo):
             with self.repo.config_writer() as cw:
                 cw.set_value('remote "origin"', "url", url)
                 if is_local(url):
-                    cw.set_value('remote "origin"', "uploadpack", _LOCAL_UPLOAD_PACK)
+                    cw.set_value('remote "origin"', "uploadpack", LOCAL_UPLOAD_PACK)
 
     def _fetch(self, *args: str, stdin: str | None = None) -> None:
         cmd = ["git", "-C", str(self.path), "-c", "fetch.negotiationAlgorithm=noop", "fetch",

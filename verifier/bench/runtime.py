@@ -1,6 +1,6 @@
 """Benchmark of runtime confirmation with warm environments (not a timed test).
 
-    python -m verifier.runtime.bench [--repeat 3] [--upstream NAME ...] [--format markdown|json]
+    verifier bench --only runtime [--runtime-repeat 3] [--upstream NAME ...]
 
 For each upstream with runtime checks in the claim files:
 - builds (or reuses) its environment;
@@ -17,11 +17,32 @@ checks, the marginal cost of one check. Target: batch_s ~ import + n x 50 ms.
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
-import sys
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from verifier.claims.loader import load_claims
+from verifier.runtime.envs import EnvSpec, create_env
+from verifier.runtime.runner import CheckSpec, compare, run_batch
+
+if TYPE_CHECKING:
+    from verifier.project import Project
+
+
+def bench_runtime(project: "Project", repeat: int = 1,
+                  upstreams: list[str] | None = None) -> dict[str, Any]:
+    """The runtime section, or `{"skipped": reason}` when nothing can be measured."""
+    try:
+        loaded = load_claims(project)
+        with_runtime = sum(1 for lc in loaded if lc.claim.runtime is not None)
+        if not with_runtime:
+            return {"skipped": f"not measured: no claim has a runtime check (0 of "
+                               f"{len(loaded)} claims has [claim.runtime])"}
+        out = measure(project, loaded, upstreams, max(1, repeat))
+        out["claims_with_runtime"] = with_runtime
+        return out
+    except Exception as exc:  # noqa: BLE001 - reported as not measured, with the reason
+        msg = exc.render() if hasattr(exc, "render") else f"{type(exc).__name__}: {exc}"
+        return {"skipped": f"not measured: {msg}"}
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -32,13 +53,11 @@ def _pct(values: list[float], q: float) -> float:
     return vs[k]
 
 
-def bench(project, upstreams: list[str] | None = None, repeat: int = 3) -> dict:
-    from verifier.claims.loader import load_claims
-    from verifier.runtime.envs import EnvSpec, create_env
-    from verifier.runtime.runner import CheckSpec, compare, run_batch
-
+def measure(project: "Project", loaded: list, upstreams: list[str] | None = None,
+            repeat: int = 3) -> dict[str, Any]:
+    """Per upstream: start + import, all checks, per-check times (medians of `repeat`)."""
     by_up: dict[str, list] = {}
-    for lc in load_claims(project):
+    for lc in loaded:
         if lc.claim.runtime is None or lc.problem:
             continue
         up = lc.upstream or lc.claim.upstream
@@ -82,48 +101,3 @@ def bench(project, upstreams: list[str] | None = None, repeat: int = 3) -> dict:
             "slowest": [{"id": k, "ms": round(1000 * v, 2)} for k, v in slowest],
             "not_confirmed": sorted(failures)})
     return out
-
-
-def to_markdown(data: dict) -> str:
-    lines = [f"Warm environments, medians of {data['repeat']} runs.", "",
-             "| upstream | checks | startup + import (s) | import (s) | all checks (s) | "
-             "marginal per check (ms) | per check median / p90 / max (ms) | slowest |",
-             "|---|---:|---:|---:|---:|---:|---|---|"]
-    for u in data["upstreams"]:
-        slow = ", ".join(f"{s['id'].rsplit('/', 1)[-1]} {s['ms']:.0f}" for s in u["slowest"])
-        lines.append(f"| {u['upstream']} | {u['checks']} | {u['startup_s']:.2f} | "
-                     f"{u['import_s']:.2f} | {u['batch_s']:.2f} | {1000 * u['per_check_s']:.1f} "
-                     f"| {u['check_ms_median']:.1f} / {u['check_ms_p90']:.1f} / "
-                     f"{u['check_ms_max']:.1f} | {slow} |")
-    bad = [f"{u['upstream']}: {', '.join(u['not_confirmed'])}" for u in data["upstreams"]
-           if u["not_confirmed"]]
-    if bad:
-        lines += ["", "Not confirmed: " + "; ".join(bad)]
-    return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from verifier.cli.common import err_console
-    from verifier.errors import VerifierError
-    from verifier.project import load_project
-
-    ap = argparse.ArgumentParser(prog="python -m verifier.runtime.bench", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--pins", type=Path, default=None)
-    ap.add_argument("--upstream", action="append", default=None)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--format", choices=["markdown", "json"], default="markdown")
-    args = ap.parse_args(argv)
-    try:
-        project = load_project(args.pins, notify=lambda m: err_console.print(f"note: {m}"))
-        data = bench(project, args.upstream, max(1, args.repeat))
-    except VerifierError as exc:
-        err_console.print(f"error: {exc.render()}")
-        return exc.exit_code
-    print(json.dumps(data, indent=2, sort_keys=True) if args.format == "json"
-          else to_markdown(data))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,75 @@
+"""`verifier bench`: the speed targets of the verifier, measured in one run.
+
+Sections (each measured side by side, on the same files, in this run):
+
+course     cold and warm wall time of `verifier lint` and `verifier check`
+           (static) over every lesson, each as its own CLI process. The runs
+           use a scratch cache inside the cache directory that shares the
+           source data (blobs, wheels, git, source indexes) but starts with an
+           empty fact cache: *cold* = sources present, fact/parse cache empty;
+           *warm* = the same command again (median of `--repeat`). Runs are
+           `--offline`: after a preparation run every source is in the cache,
+           so the timing is the verifier's, not the network's. Cold and warm
+           outputs are compared (they must be identical).
+index      the symbol index of the largest available tree - every upstream's
+           source files served at pinned identity, and, when a local mirror is
+           configured, the mirror snapshot's HEAD tree (blobs read with
+           `git cat-file --batch`) - built cold (empty fact cache, fork pool)
+           and warm, next to universal-ctags (1 and 2 processes) on the same
+           files written to a scratch directory; ratio = ours cold / ctags.
+rss        peak resident set size of this process and of its children
+           (`resource.getrusage`).
+runtime    per upstream: interpreter start + import, per-check time
+           (`bench/runtime.py`; needs the runtime environments).
+clone      Drake acquisition through a blobless partial clone (depth 1, no
+           checkout, then one fetch of the blobs of every Drake file the course
+           cites - 12 files, 6 under `systems/sensors`)
+           against a full depth-1 clone, both from the local Drake mirror;
+           bytes of the two `.git` directories.
+
+Targets (`TARGETS`) are evaluated from the numbers; a missed target is shown
+with the measured value. Timings on a shared machine vary with its load: the
+report records the load average and the CPU time next to each wall time.
+"""
+
+from __future__ import annotations
+
+import resource
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from verifier.bench.clone import bench_clone
+from verifier.bench.common import cli_run, load_avg, machine
+from verifier.bench.course import bench_course, bytecode_env
+from verifier.bench.index import bench_index, cat_file_batch, mirror_tree
+from verifier.bench.model import (BenchReport, CliRun, CloneBench, CourseBench, IndexBench, Machine,
+                                  Target, evaluate)
+from verifier.bench.runtime import bench_runtime
+
+if TYPE_CHECKING:
+    from verifier.project import Project
+
+__all__ = ["BenchReport", "CliRun", "CloneBench", "CourseBench", "IndexBench", "Machine", "Target",
+           "bench_clone", "bench_course", "bench_index", "bench_runtime", "bytecode_env",
+           "cat_file_batch", "cli_run", "evaluate", "machine", "mirror_tree", "run_bench"]
+
+
+def run_bench(project: "Project", *, sections: set[str], repeat: int = 3,
+              tree: str | None = None, jobs: int = 2, drake_mirror: Path | None = None,
+              runtime_repeat: int = 1, bytecode: bool = False,
+              upstreams: list[str] | None = None) -> BenchReport:
+    rep = BenchReport(machine=machine())
+    if "course" in sections:
+        rep.course = bench_course(project, repeat, bytecode)
+    if "index" in sections:
+        rep.index = bench_index(project, tree, jobs)
+    if "runtime" in sections:
+        rep.runtime = bench_runtime(project, runtime_repeat, upstreams)
+    if "clone" in sections:
+        rep.clone = bench_clone(project, drake_mirror)
+    rep.peak_rss_self_mib = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    rep.peak_rss_children_mib = round(
+        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+    rep.machine.load_avg_end = load_avg()
+    rep.targets = evaluate(rep)
+    return rep

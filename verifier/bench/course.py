@@ -1,0 +1,74 @@
+"""Cold and warm `verifier lint` and `verifier check` over every lesson, each its own process."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import statistics
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from verifier.bench.common import cli_run, scratch_cache
+from verifier.bench.model import CliRun, CourseBench
+
+if TYPE_CHECKING:
+    from verifier.project import Project
+
+
+def bytecode_env(pycache: Path | None) -> tuple[dict[str, str], bool]:
+    """Environment for the CLI runs, and whether Python may cache bytecode there.
+    With `pycache`, bytecode is cached under it even if PYTHONDONTWRITEBYTECODE
+    is set (as an installed verifier would have its .pyc files)."""
+    env = dict(os.environ)
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env, not env.get("PYTHONDONTWRITEBYTECODE")
+
+
+def bench_course(project: "Project", repeat: int = 3, bytecode: bool = False) -> CourseBench:
+    lessons = project.lessons()
+    extra = ["--offline", "-q"]
+    if project.pins.path is not None:
+        extra += ["--pins", str(project.pins.path)]
+    cmds = [["lint", "--format", "json"], ["check", "--format", "json"]]
+    out = CourseBench(lessons=len(lessons), warm_runs=repeat)
+    with scratch_cache(project.store.root) as root:
+        env, out.bytecode_cache = bytecode_env(root / "pycache" if bytecode else None)
+        base = ["--cache", str(root), *extra]
+        # preparation (not timed): sources into the shared cache (network allowed
+        # unless configured offline), then an empty fact cache
+        for c in cmds:
+            prep = [a for a in base if a != "--offline"] if not project.config.offline else base
+            cli_run([c[0], *prep, *c[1:]], env)
+        for sub in ("facts", "symbols"):
+            shutil.rmtree(root / sub, ignore_errors=True)
+        cold_out = []
+        for c in cmds:
+            run, stdout = cli_run([c[0], *base, *c[1:]], env)
+            out.cold.append(run)
+            cold_out.append(stdout)
+        warm: dict[str, list[CliRun]] = {}
+        same = True
+        for _ in range(repeat):
+            for c, prev in zip(cmds, cold_out, strict=True):
+                run, stdout = cli_run([c[0], *base, *c[1:]], env)
+                warm.setdefault(run.command, []).append(run)
+                same = same and stdout == prev
+        out.outputs_identical = same
+        for name, runs in warm.items():
+            out.warm.append(CliRun(command=name,
+                                   wall_s=round(statistics.median(r.wall_s for r in runs), 3),
+                                   cpu_s=round(statistics.median(r.cpu_s for r in runs), 3),
+                                   exit_code=runs[-1].exit_code))
+        with contextlib.suppress(Exception):
+            out.claims = len(json.loads(cold_out[1]).get("claims", []))
+    out.cold_total_s = round(sum(r.wall_s for r in out.cold), 3)
+    out.warm_total_s = round(sum(r.wall_s for r in out.warm), 3)
+    out.warm_total_cpu_s = round(sum(r.cpu_s for r in out.warm), 3)
+    return out
+
+
+# --------------------------------------------------------------------------- index
