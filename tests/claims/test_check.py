@@ -205,12 +205,14 @@ def test_cli_json_and_exit_codes(simx, monkeypatch, capsys):
 
 
 def test_needed_files_include_claim_paths(simx):
+    from verifier.claims.loader import claimed_files
     from verifier.sources.needs import needed_files
 
     simx.write(OK + claim("p", "symbol", "pysimx/sensors.py", "ProbeIMU", True, "sx_advance1"))
-    need = needed_files(simx.project)
+    need = needed_files(simx.project, claimed=claimed_files(simx.project))
     assert ("simx", "include/simx/simx.h") in need and ("simx", "pysimx/sensors.py") in need
-    assert needed_files(simx.project, upstream="simx") == need
+    assert ("simx", "pysimx/sensors.py") not in needed_files(simx.project)
+    assert needed_files(simx.project, upstream="simx", claimed=claimed_files(simx.project)) == need
 
 
 def test_cli_runtime_options_reach_confirm(simx, monkeypatch, capsys):

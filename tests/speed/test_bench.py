@@ -63,7 +63,7 @@ def test_clone_section_against_a_local_mirror(tmp_path, monkeypatch):
                            {"systems/sensors/gyro.cc": "int g;\n",
                             "systems/sensors/gyro.h": "int h;\n", **big})
     monkeypatch.setattr("verifier.sources.needs.needed_files",
-                        lambda project, upstream=None, lessons=None:
+                        lambda project, upstream=None, lessons=None, claimed=():
                         [("drake", "systems/sensors/gyro.cc"), ("drake", "systems/sensors/gyro.h"),
                          ("drake", "systems/sensors/not_at_head.cc")])
     cl = bench.bench_clone(s.project, mirror.path / ".git")

@@ -11,7 +11,7 @@ from tests.claims.simx_project import claim, make_simx
 from tests.helpers_upstream import UpstreamSpec, write_pins
 from verifier.claims.check import run_check
 from verifier.claims.kinds.base import REGISTRY, ClaimKind, Outcome
-from verifier.facts import cache as fcache
+from verifier.claims import memo
 from verifier.facts import parallel
 from verifier.facts.cache import fact_cache
 from verifier.facts.symbols import build_index
@@ -128,9 +128,9 @@ def test_claim_memo_follows_the_kind_code(tmp_path, monkeypatch):
     s = make_simx(tmp_path, monkeypatch)
     s.write(CLAIMS)
     run_check(s.project)
-    orig = fcache.code_version
-    monkeypatch.setattr(fcache, "code_version", lambda *parts: "another-kinds-version"
-                        if parts == fcache.CLAIM_CODE else orig(*parts))
+    orig = memo.code_version
+    monkeypatch.setattr(memo, "code_version", lambda *parts: "another-kinds-version"
+                        if parts == memo.CLAIM_CODE else orig(*parts))
     p = load_project(s.root / "pins.toml")
     reads = _Reads(monkeypatch, forbid=False)
     again = run_check(p)
@@ -155,7 +155,7 @@ def two_file_kind(monkeypatch):
             verdict = Verdict.VERIFIED if "sx_advance" in other else Verdict.DIVERGED
             return Outcome(verdict, actual=len(other), evidence=ctx.evidence(sf, 1, 1))
 
-    monkeypatch.setattr(fcache, "KINDS_PKG", _TwoFiles.__module__)
+    monkeypatch.setattr(memo, "KINDS_PKG", _TwoFiles.__module__)
     yield calls
     REGISTRY.pop("test-speed-two-files", None)
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from verifier.bench.common import dir_size
 from verifier.bench.index import local_mirrors, mirror_tree
 from verifier.bench.model import CloneBench
+from verifier.claims.loader import claimed_files
 from verifier.sources import needs
 from verifier.sources.gitstore import LOCAL_UPLOAD_PACK, GitRepo
 
@@ -29,7 +30,7 @@ def bench_clone(project: "Project", mirror: Path | None = None) -> CloneBench:
     if mt is None:
         return CloneBench(mirror=str(mirror), note="not measured: mirror has no HEAD")
     head, _ = mt
-    cited = sorted(p for _, p in needs.needed_files(project, "drake"))
+    cited = sorted(p for _, p in needs.needed_files(project, "drake", claimed=claimed_files(project)))
     repo = GitRepo(mirror)
     try:
         at_head = repo.tree(head)

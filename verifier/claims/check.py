@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from verifier.claims import kinds as _kinds  # noqa: F401  (registers every kind)
 from verifier.claims.kinds.base import REGISTRY, CheckContext, ClaimError, SourceUnavailable
 from verifier.claims.loader import LoadedClaim, load_claims
-from verifier.facts.cache import check_claim
+from verifier.claims.memo import check_claim
 from verifier.results import ClaimResult, Evidence, Verdict
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None") -
                                 f"{', '.join(sorted(project.pins.upstream))})")
     ctx = CheckContext(project=project, upstream=project.pins.get(lc.upstream))
     try:
-        out = check_claim(kind_cls(), c, ctx)   # memoised by blob (verifier/facts/cache.py)
+        out = check_claim(kind_cls(), c, ctx)   # memoised by blob (verifier/claims/memo.py)
     except SourceUnavailable as exc:
         sf = exc.sf
         ev = Evidence(path=sf.path, blob=sf.expected_blob, status=sf.status.value,

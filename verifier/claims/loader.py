@@ -159,3 +159,13 @@ def load_claims(project: "Project", lessons: "list[LessonDoc] | None" = None) ->
             loaded = [lc for lc in loaded if (lc.course, lc.lesson) in wanted]
         out.extend(loaded)
     return out
+
+
+def claimed_files(project: "Project", lessons: "list[LessonDoc] | None" = None
+                  ) -> set[tuple[str, str]]:
+    """(upstream, path) of every claim with a `path` (claims about `lessons`, or all)."""
+    out = set()
+    for lc in load_claims(project, lessons):
+        if lc.claim.path and lc.upstream and lc.upstream in project.pins.upstream:
+            out.add((lc.upstream, lc.claim.path))
+    return out

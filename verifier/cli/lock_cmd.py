@@ -8,6 +8,7 @@ from pathlib import Path
 from verifier.cli.common import project_from, stdout_console
 from verifier.exitcodes import ExitCode
 from verifier.pins import Lock, LockedUpstream, dump_lock, import_manifest
+from verifier.claims.loader import claimed_files
 from verifier.sources.needs import needed_files
 
 HELP = ("write pins.lock from the git tree at each pin (online or from a mirror holding the pin), "
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.OK
 
     layer = project.sources
-    needed = needed_files(project, args.upstream)
+    needed = needed_files(project, args.upstream, claimed=claimed_files(project))
     ups = [args.upstream] if args.upstream else sorted(project.pins.upstream)
     status = ExitCode.OK
     new = dict(lock.upstream)

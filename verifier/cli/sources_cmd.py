@@ -10,6 +10,7 @@ from rich.table import Table
 from verifier.cli.common import project_from, stdout_console
 from verifier.cli.sync_cmd import resolve_with_progress
 from verifier.exitcodes import ExitCode
+from verifier.claims.loader import claimed_files
 from verifier.sources.needs import needed_files
 
 HELP = "list upstream files the course needs, with blob, provider and identity status"
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         ups = [args.upstream] if args.upstream else sorted(project.pins.upstream)
         items = [(u, p) for u in ups for p in project.sources.known_paths(u)]
     else:
-        items = needed_files(project, args.upstream)
+        items = needed_files(project, args.upstream, claimed=claimed_files(project))
     files = resolve_with_progress(project, items, getattr(args, "quiet", False)
                                   or args.format == "json")
     if args.status:

@@ -11,6 +11,7 @@ from rich.table import Table
 from verifier.cli.common import err_console, project_from, stdout_console
 from verifier.exitcodes import ExitCode
 from verifier.sources.models import SourceFile, Status
+from verifier.claims.loader import claimed_files
 from verifier.sources.needs import needed_files
 
 HELP = "acquire every upstream file the course needs, at pinned identity, into the cache"
@@ -60,7 +61,7 @@ def summary_table(files: list[SourceFile]) -> Table:
 
 def run(args: argparse.Namespace) -> int:
     project = project_from(args)
-    items = needed_files(project, args.upstream)
+    items = needed_files(project, args.upstream, claimed=claimed_files(project))
     files = resolve_with_progress(project, items, getattr(args, "quiet", False))
     con = stdout_console()
     con.print(summary_table(files))

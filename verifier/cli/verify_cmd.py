@@ -21,6 +21,7 @@ from verifier.cli.record_cmd import _sample, collect, emit
 from verifier.cli.sync_cmd import resolve_with_progress, summary_table
 from verifier.errors import UsageError
 from verifier.report import build_report, exit_code_for
+from verifier.claims.loader import claimed_files
 from verifier.sources.needs import needed_files
 
 HELP = ("the main job: acquire sources, lint lessons, check claims, confirm a runtime sample, "
@@ -76,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     lessons = project.lessons(course=args.course)
     con = stdout_console()
 
-    files = resolve_with_progress(project, needed_files(project, lessons=lessons), quiet)
+    needed = needed_files(project, lessons=lessons, claimed=claimed_files(project, lessons))
+    files = resolve_with_progress(project, needed, quiet)
     con.print(summary_table(files))
 
     with err_console.status("lint, check, runtime ...", spinner="dots") if not quiet \

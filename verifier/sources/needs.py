@@ -1,29 +1,22 @@
 """Which upstream files a run needs: every file the lessons cite by permalink,
-plus every file a claim locates."""
+plus every file a claim locates (given by the caller: claims are a later stage,
+see `verifier.claims.loader.claimed_files`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from verifier.project import LessonDoc, Project
 
 
-def claimed_files(project: "Project", lessons: "list[LessonDoc] | None" = None
-                  ) -> set[tuple[str, str]]:
-    """(upstream, path) of every claim with a `path` (claims about `lessons`, or all)."""
-    from verifier.claims.loader import load_claims
-
-    out = set()
-    for lc in load_claims(project, lessons):
-        if lc.claim.path and lc.upstream and lc.upstream in project.pins.upstream:
-            out.add((lc.upstream, lc.claim.path))
-    return out
-
-
 def needed_files(project: "Project", upstream: str | None = None,
-                 lessons: "list[LessonDoc] | None" = None) -> list[tuple[str, str]]:
-    items = set(project.cited_files(lessons)) | claimed_files(project, lessons)
+                 lessons: "list[LessonDoc] | None" = None,
+                 claimed: Iterable[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+    """Sorted (upstream, path) of every file cited by `lessons` (or all lessons), plus
+    `claimed` (files claims locate), optionally of one upstream only."""
+    items = set(project.cited_files(lessons)) | set(claimed)
     if upstream:
         project.pins.get(upstream)  # unknown upstream -> clear error
         items = {i for i in items if i[0] == upstream}
