@@ -1,35 +1,69 @@
-"""One content-addressed store outside the repository.
+"""One content-addressed store outside the repository, and the owner of its layout.
 
-Layout (under $VERIFIER_CACHE, else $XDG_CACHE_HOME/verifier, else ~/.cache/verifier):
+The root is $VERIFIER_CACHE, else $XDG_CACHE_HOME/verifier, else ~/.cache/verifier.
+Every section is declared once, in `SECTIONS` (name, subdirectory, whether `cache
+clean` removes it, what it holds); `Store.path(section, ...)` is the only way code
+names a place in the cache, and `cache info`, `cache clean` and `cache gc` are
+generated from the table.
 
-    blobs/ab/cdef...      raw file bytes, named by their git blob SHA (verified on read)
-    wheels/<file>.whl     downloaded wheels and sdists, with <file>.json manifests
-    git/<owner>+<name>.git  blobless partial clones, one per upstream
-    tmp/                  staging for atomic writes
-    locks/                advisory file locks
-
-Every write goes to tmp/ and is moved into place with os.replace, so an
-interrupted or concurrent run never leaves a half-written entry visible.
+Every write goes through `verifier.fileio.atomic_write` (staged in tmp/, moved into
+place with os.replace), so an interrupted or concurrent run never leaves a
+half-written entry visible. A cache that cannot be written (read-only, full, not a
+directory) is a `CacheError` naming the directory, never a traceback.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
 import shutil
-import tempfile
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from verifier.errors import CacheError
+from verifier.fileio import UNWRITABLE, atomic_write
 from verifier.gitblob import blob_sha
 
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    subdir: str
+    cleanable: bool          # `cache clean` removes it (locks: a running process may hold one)
+    description: str
+    also: tuple[str, ...] = ()   # cleaned with it (built from it)
+
+
+SECTIONS: tuple[Section, ...] = (
+    Section("blobs", "blobs", True, "file bytes by git blob SHA (verified on every read)"),
+    Section("wheels", "wheels", True, "pinned wheels and sdists, with manifests (sha256)"),
+    Section("git", "git", True, "blobless partial clones: upstreams, URL mirrors, courses"),
+    Section("trees", "trees", True, "git tree listings (path -> blob) per pinned commit"),
+    Section("index", "index", True, "source indexes per upstream and pin (what serves each path)"),
+    Section("symbols", "symbols", True, "assembled symbol indexes per upstream and pin"),
+    Section("facts", "facts", True, "per-blob fact entries and memoised claim outcomes (signed)",
+            also=("symbols",)),
+    Section("envs", "envs", True, "runtime environments per upstream requirement set"),
+    Section("courses", "courses", True, "course checkouts at pinned commits"),
+    Section("tmp", "tmp", True, "staging for atomic writes, downloads and benchmarks"),
+    Section("locks", "locks", False, "advisory file locks (kept: a running process may hold one)"),
+)
+BY_NAME = {s.name: s for s in SECTIONS}
+# sections a scratch cache can share with the real one (read-mostly source data)
+SOURCE_SECTIONS = ("blobs", "wheels", "git", "index", "trees", "envs", "locks")
+STALE_TMP_S = 6 * 3600       # `cache gc`: staging older than this belongs to no running process
+
 README = """This directory is the cache of `verifier` (content-addressed; safe to delete).
-Remove it with `verifier cache clean`.
-"""
+`verifier cache info` shows its sections and sizes; `verifier cache clean` empties it,
+`verifier cache gc` removes what no current pin or environment needs.
+
+""" + "\n".join(f"{s.subdir + '/':<10} {s.description}" for s in SECTIONS) + "\n"
 
 
 def dir_size(path: Path) -> int:
@@ -51,37 +85,63 @@ def default_cache_dir() -> Path:
     return base / "verifier"
 
 
+def unusable(root: Path, exc: OSError) -> CacheError:
+    """The one error for a cache directory that cannot be used."""
+    why = {errno.EROFS: "read-only file system", errno.ENOSPC: "no space left on device",
+           errno.EDQUOT: "disk quota exceeded", errno.EACCES: "permission denied",
+           errno.EPERM: "permission denied", errno.ENOTDIR: "not a directory",
+           errno.EEXIST: "a file is in the way"}.get(exc.errno or 0, exc.strerror or str(exc))
+    where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+    return CacheError(f"cache directory {root} is unusable: {why}{where}",
+                      hint="set VERIFIER_CACHE or --cache to a writable directory")
+
+
 class Store:
     def __init__(self, root: Path | None = None) -> None:
         self.root = (root or default_cache_dir()).resolve()
         self.corrupt: list[str] = []  # blob SHAs found corrupt (and removed) in this run
         try:
-            for sub in ("blobs", "wheels", "git", "tmp", "locks"):
-                (self.root / sub).mkdir(parents=True, exist_ok=True)
+            for s in SECTIONS:
+                if s.name in ("blobs", "wheels", "git", "tmp", "locks"):
+                    (self.root / s.subdir).mkdir(parents=True, exist_ok=True)
             readme = self.root / "README"
-            if not readme.exists():
+            if not readme.exists() or readme.read_text(errors="replace") != README:
                 self.write_bytes(readme, README.encode())
+            else:   # a probe: a read-only or full cache fails here, not mid-run
+                probe = self.path("tmp", f".probe-{os.getpid()}")
+                probe.write_bytes(b"")
+                probe.unlink()
+        except CacheError:
+            raise
         except OSError as exc:
-            raise CacheError(f"cache directory {self.root} is unusable: {exc}",
-                             hint="set VERIFIER_CACHE to a writable directory") from None
+            raise unusable(self.root, exc) from None
+
+    # ----------------------------------------------------------------- layout
+    def path(self, section: str, *parts: str) -> Path:
+        """The place of `parts` in a section: the only way to name a path in the cache."""
+        s = BY_NAME.get(section)
+        if s is None:
+            raise ValueError(f"unknown cache section {section!r}")
+        for part in parts:
+            if not part or part in (".", "..") or "/" in part or "\0" in part:
+                raise ValueError(f"bad cache path component {part!r}")
+        return self.root.joinpath(s.subdir, *parts)
+
+    def upstream_clone(self, slug: str) -> Path:
+        """The partial clone of an upstream repository (`owner/name`)."""
+        return self.path("git", slug.replace("/", "+") + ".git")
 
     # ----------------------------------------------------------------- atomic IO
     def write_bytes(self, dest: Path, data: bytes, *, fsync: bool = True) -> None:
-        """Atomic write (temp file + os.replace). `fsync=False` skips the flush to disk
-        for entries that verify themselves on read (checksummed fact entries): still
-        atomic for interrupted and concurrent runs, only not durable across power loss."""
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.root / "tmp", prefix=dest.name[:40] + ".")
+        """Atomic write of a cache entry, staged in the cache's tmp/ (same filesystem).
+        `fsync=False` skips the flush to disk for entries that verify themselves on read
+        (signed fact entries): still atomic for interrupted and concurrent runs, only not
+        durable across power loss. A cache that cannot take the write is a CacheError."""
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                if fsync:
-                    fh.flush()
-                    os.fsync(fh.fileno())
-            os.replace(tmp, dest)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            atomic_write(dest, data, durable=fsync, stage_dir=self.root / "tmp")
+        except OSError as exc:
+            if exc.errno in UNWRITABLE:
+                raise unusable(self.root, exc) from None
             raise
 
     def write_json(self, dest: Path, obj: Any) -> None:
@@ -100,8 +160,12 @@ class Store:
 
     @contextlib.contextmanager
     def lock(self, name: str) -> Iterator[None]:
-        path = self.root / "locks" / (name.replace("/", "+") + ".lock")
-        with open(path, "a+") as fh:
+        path = self.path("locks", name.replace("/", "+") + ".lock")
+        try:
+            fh = open(path, "a+")   # noqa: SIM115 - held for the block
+        except OSError as exc:
+            raise unusable(self.root, exc) from None
+        with fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
             try:
                 yield
@@ -110,7 +174,7 @@ class Store:
 
     # --------------------------------------------------------------------- blobs
     def blob_path(self, sha: str) -> Path:
-        return self.root / "blobs" / sha[:2] / sha[2:]
+        return self.path("blobs", sha[:2], sha[2:])
 
     def put_blob(self, data: bytes) -> str:
         sha = blob_sha(data)
@@ -142,20 +206,72 @@ class Store:
     def size(self) -> int:
         return dir_size(self.root)
 
+    def sizes(self) -> dict[str, int]:
+        """Bytes per section, in table order."""
+        return {s.name: dir_size(self.root / s.subdir) for s in SECTIONS}
+
     def clean(self, what: str = "all") -> list[Path]:
-        targets = {
-            "all": ["blobs", "wheels", "git", "tmp", "facts", "symbols", "envs"],
-            "blobs": ["blobs"], "wheels": ["wheels"], "git": ["git"],
-            # derived facts: per-blob fact entries and the assembled symbol indexes
-            "facts": ["facts", "symbols"], "envs": ["envs"], "tmp": ["tmp"],
-        }.get(what)
-        if targets is None:
-            raise CacheError(f"unknown cache section {what!r}")
+        """Empty one section, or every cleanable one ("all"); returns what was removed."""
+        if what == "all":
+            targets = [s for s in SECTIONS if s.cleanable]
+        elif what in BY_NAME and BY_NAME[what].cleanable:
+            targets = [BY_NAME[what], *(BY_NAME[a] for a in BY_NAME[what].also)]
+        else:
+            raise CacheError(f"unknown cache section {what!r}",
+                             hint="one of: all, " + ", ".join(cleanable_sections()))
         removed = []
-        for t in targets:
-            p = self.root / t
-            if p.exists():
-                shutil.rmtree(p, ignore_errors=True)
-                removed.append(p)
-            p.mkdir(parents=True, exist_ok=True)
+        try:
+            for s in targets:
+                p = self.root / s.subdir
+                if p.exists() or p.is_symlink():
+                    if p.is_dir() and not p.is_symlink():
+                        shutil.rmtree(p, ignore_errors=True)
+                    else:
+                        p.unlink()
+                    removed.append(p)
+                p.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise unusable(self.root, exc) from None
         return removed
+
+    def gc(self, live: dict[str, set[str]], now: float | None = None) -> dict[str, list[Path]]:
+        """Remove the entries no current pin or environment needs.
+
+        `live` maps a section to the names of its top-level entries to keep (computed by
+        the caller from pins, lock and environments; a section absent from `live` is not
+        touched). `tmp/` is always collected: staging older than `STALE_TMP_S` (left by
+        an interrupted download or write) goes. `blobs/` is collected by blob SHA."""
+        now = time.time() if now is None else now
+        removed: dict[str, list[Path]] = {}
+
+        def drop(section: str, p: Path) -> None:
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    p.unlink()
+            removed.setdefault(section, []).append(p)
+
+        for name, keep in sorted(live.items()):
+            base = self.root / BY_NAME[name].subdir
+            if not base.is_dir():
+                continue
+            if name == "blobs":
+                for fan in sorted(base.iterdir()):
+                    for f in sorted(fan.iterdir()) if fan.is_dir() else [fan]:
+                        if fan.name + f.name not in keep:
+                            drop(name, f)
+                continue
+            for entry in sorted(base.iterdir()):
+                if entry.name not in keep:
+                    drop(name, entry)
+        tmp = self.root / "tmp"
+        for entry in sorted(tmp.iterdir()) if tmp.is_dir() else []:
+            with contextlib.suppress(OSError):
+                if now - entry.lstat().st_mtime > STALE_TMP_S:
+                    drop("tmp", entry)
+        return removed
+
+
+def cleanable_sections() -> list[str]:
+    return [s.name for s in SECTIONS if s.cleanable]

@@ -17,12 +17,12 @@ if TYPE_CHECKING:
 
 def checkout_course(project: "Project", course: "Course") -> Path:
     assert course.git and course.commit
-    dest = project.store.root / "courses" / f"{course.name}-{course.commit}"
+    dest = project.store.path("courses", f"{course.name}-{course.commit}")
     done = dest / ".complete"
     if done.exists():
         return dest
     key = hashlib.sha1(course.git.encode()).hexdigest()[:12]
-    clone_dir = project.store.root / "git" / f"course-{key}.git"
+    clone_dir = project.store.path("git", f"course-{key}.git")
     try:
         with project.store.lock(f"course-{key}"):
             clone = PartialClone(clone_dir, course.git, project.config.git_timeout)

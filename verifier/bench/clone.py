@@ -43,7 +43,7 @@ def bench_clone(project: "Project", mirror: Path | None = None) -> CloneBench:
     genv = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
     for k in ("GIT_DIR", "GIT_WORK_TREE"):
         genv.pop(k, None)
-    with tempfile.TemporaryDirectory(prefix="bench-clone-", dir=project.store.root / "tmp") as d:
+    with tempfile.TemporaryDirectory(prefix="bench-clone-", dir=project.store.path("tmp")) as d:
         a, b = Path(d) / "partial", Path(d) / "full"
         t0 = time.perf_counter()
         r = subprocess.run(["git", "clone", "-q", "--filter=blob:none", "--depth", "1",

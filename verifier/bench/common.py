@@ -14,11 +14,10 @@ import time
 from pathlib import Path
 
 from verifier.bench.model import CliRun, Machine
-from verifier.cache import dir_size
+from verifier.cache import SOURCE_SECTIONS, Store, dir_size
 
 __all__ = ["cli_run", "dir_size", "load_avg", "machine", "scratch_cache"]
 
-SHARED = ("blobs", "wheels", "git", "index", "trees", "envs", "locks")
 
 
 def _cmd_out(cmd: list[str]) -> str | None:
@@ -65,17 +64,17 @@ def _children_cpu() -> float:
 
 
 @contextlib.contextmanager
-def scratch_cache(store_root: Path):
-    """A cache root inside `store_root/tmp` sharing the source data of the real
-    cache (symlinks), with its own empty `facts/`, `symbols/` and `tmp/`."""
-    root = Path(tempfile.mkdtemp(prefix="bench-", dir=store_root / "tmp"))
+def scratch_cache(store: "Store"):
+    """A cache root inside the store's tmp/ sharing its source data (symlinks to the
+    `SOURCE_SECTIONS`), with its own empty fact cache, symbol indexes and tmp/."""
+    root = Path(tempfile.mkdtemp(prefix="bench-", dir=store.path("tmp")))
     try:
-        for sub in SHARED:
-            (store_root / sub).mkdir(parents=True, exist_ok=True)
-            (root / sub).symlink_to(store_root / sub, target_is_directory=True)
+        for sub in SOURCE_SECTIONS:
+            store.path(sub).mkdir(parents=True, exist_ok=True)
+            (root / sub).symlink_to(store.path(sub), target_is_directory=True)
         yield root
     finally:
-        for sub in SHARED:
+        for sub in SOURCE_SECTIONS:
             with contextlib.suppress(OSError):
                 (root / sub).unlink()
         shutil.rmtree(root, ignore_errors=True)

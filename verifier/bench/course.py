@@ -35,7 +35,7 @@ def bench_course(project: "Project", repeat: int = 3, bytecode: bool = False) ->
         extra += ["--pins", str(project.pins.path)]
     cmds = [["lint", "--format", "json"], ["check", "--format", "json"]]
     out = CourseBench(lessons=len(lessons), warm_runs=repeat)
-    with scratch_cache(project.store.root) as root:
+    with scratch_cache(project.store) as root:
         env, out.bytecode_cache = bytecode_env(root / "pycache" if bytecode else None)
         base = ["--cache", str(root), *extra]
         # preparation (not timed): sources into the shared cache (network allowed

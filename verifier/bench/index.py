@@ -144,7 +144,7 @@ def bench_index(project: "Project", tree: str | None = None, jobs: int = 2) -> I
         by_blob = {b: project.store.get_blob(b) or b"" for b in set(files.values())}
     data = {p: by_blob.get(b, b"") for p, b in files.items()}
     items = sorted(files.items())
-    with tempfile.TemporaryDirectory(prefix="bench-index-", dir=project.store.root / "tmp") as d:
+    with tempfile.TemporaryDirectory(prefix="bench-index-", dir=project.store.path("tmp")) as d:
         scratch = Path(d)
         cache = FactCache(Store(scratch / "cache"))
         t0 = time.perf_counter()

@@ -1,29 +1,102 @@
-"""`verifier cache`: where the cache is, how big, and cleaning it."""
+"""`verifier cache`: where the cache is, its sections and sizes, cleaning and collecting it.
+
+The sections and their descriptions come from `verifier.cache.SECTIONS`."""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+from typing import TYPE_CHECKING
 
-from verifier.cache import Store, default_cache_dir
-from verifier.cli.common import stdout_console
+from rich.table import Table
+
+from verifier.cache import BY_NAME, SECTIONS, Store, cleanable_sections, default_cache_dir
+from verifier.cli.common import project_from, stdout_console
 from verifier.exitcodes import ExitCode
 
-HELP = "show or clean the content-addressed cache"
+if TYPE_CHECKING:
+    from verifier.project import Project
+
+HELP = "show, clean or garbage-collect the content-addressed cache"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=["info", "clean"])
-    p.add_argument("--section", default="all",
-                   choices=["all", "blobs", "wheels", "git", "facts", "envs", "tmp"],
+    p.add_argument("action", choices=["info", "clean", "gc"],
+                   help="info: sections and sizes; clean: empty sections; gc: remove what no "
+                        "current pin or environment needs")
+    p.add_argument("--section", default="all", choices=["all", *cleanable_sections()],
                    help="what to clean (default: all)")
 
 
 def run(args: argparse.Namespace) -> int:
-    store = Store(getattr(args, "cache", None) or default_cache_dir())
     con = stdout_console()
+    if args.action == "gc":
+        project = project_from(args)
+        removed = project.store.gc(live_entries(project))
+        n = sum(len(v) for v in removed.values())
+        con.print(f"removed {n} entr{'y' if n == 1 else 'ies'} from {project.store.root}"
+                  + ("" if not n else ": " + ", ".join(f"{k} {len(v)}"
+                                                       for k, v in sorted(removed.items()))))
+        return ExitCode.OK
+    store = Store(getattr(args, "cache", None) or default_cache_dir())
     if args.action == "info":
-        con.print(f"cache: {store.root}\nsize: {store.size() / 1e6:.1f} MB")
+        sizes = store.sizes()
+        t = Table(title=f"cache: {store.root}")
+        for col in ("section", "size", "cleaned by `cache clean`", "holds"):
+            t.add_column(col, justify="right" if col == "size" else "left")
+        for s in SECTIONS:
+            t.add_row(s.subdir + "/", f"{sizes[s.name] / 1e6:.1f} MB",
+                      "yes" if s.cleanable else "no", s.description)
+        con.print(t)
+        con.print(f"total: {store.size() / 1e6:.1f} MB")
     else:
         removed = store.clean(args.section)
         con.print(f"cleaned {len(removed)} section(s) of {store.root}")
     return ExitCode.OK
+
+
+def live_entries(project: "Project") -> dict[str, set[str]]:
+    """Top-level entry names per section that the current pins, lock and environments
+    use (everything else in those sections is left over from older pins or code)."""
+    from verifier.runtime.envs import EnvSpec
+
+    store, pins = project.store, project.pins
+    live: dict[str, set[str]] = {name: set() for name in
+                                 ("blobs", "wheels", "git", "trees", "index", "symbols", "envs",
+                                  "courses")}
+    for name, up in sorted(pins.upstream.items()):
+        live["trees"].add(f"{up.commit}.json")
+        live["index"].add(f"{name}-{up.commit}.json")
+        live["git"].add(store.upstream_clone(up.slug).name)
+        for where in project.config.mirrors.get(name, []):
+            live["git"].add(f"mirror-{hashlib.sha1(where.encode()).hexdigest()[:12]}.git")
+        newest = sorted(store.path("symbols").glob(f"{name}-{up.commit}-*.json"),
+                        key=lambda p: (p.stat().st_mtime, p.name))
+        if newest:
+            live["symbols"].add(newest[-1].name)   # older digests: older extractor code
+        for w in up.wheel:
+            live["wheels"].add(w.requirement.replace("==", "-"))
+        if up.runtime:
+            live["envs"].add(EnvSpec.from_upstream(up).dirname)
+        entry = project.lock.upstream.get(name)
+        if entry is not None and entry.commit == up.commit:
+            live["blobs"].update(entry.files.values())
+        tree = store.read_json(store.path("trees", f"{up.commit}.json"))
+        if isinstance(tree, dict) and isinstance(tree.get("files"), dict):
+            live["blobs"].update(v for v in tree["files"].values() if isinstance(v, str))
+        index = store.read_json(store.path("index", f"{name}-{up.commit}.json"))
+        if isinstance(index, dict):
+            live["blobs"].update(v.get("blob") for v in index.get("files", {}).values()
+                                 if isinstance(v, dict) and isinstance(v.get("blob"), str))
+        for w in up.wheel:
+            manifest = store.read_json(store.path("wheels", w.requirement.replace("==", "-"),
+                                                  "manifest.json"))
+            if isinstance(manifest, dict):
+                live["blobs"].update(v for v in manifest.get("files", {}).values()
+                                     if isinstance(v, str))
+    for course in pins.course.values():
+        if course.git and course.commit:
+            live["courses"].add(f"{course.name}-{course.commit}")
+            live["git"].add(f"course-{hashlib.sha1(course.git.encode()).hexdigest()[:12]}.git")
+    assert set(live) <= set(BY_NAME)
+    return live

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from verifier.claims.loader import claimed_files
 from verifier.cli.common import project_from, stdout_console
 from verifier.exitcodes import ExitCode
+from verifier.fileio import atomic_write
 from verifier.pins import Lock, LockedUpstream, dump_lock, import_manifest
-from verifier.claims.loader import claimed_files
 from verifier.sources.needs import needed_files
 
 HELP = ("write pins.lock from the git tree at each pin (online or from a mirror holding the pin), "
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         for m in args.manifests:
             lock, name, added = import_manifest(lock, project.pins, m)
             con.print(f"imported {m}: {name}, {added} new path(s)")
-        project.store.write_bytes(project.lock_path, dump_lock(lock).encode())
+        atomic_write(project.lock_path, dump_lock(lock).encode())
         con.print(f"wrote {project.lock_path}")
         return ExitCode.OK
 
@@ -72,6 +73,6 @@ def run(args: argparse.Namespace) -> int:
         new[name] = LockedUpstream(commit=up.commit, source=[f"tree:{tree_from}"], files=files)
         con.print(f"{name}: locked {len(files)} path(s) from {tree_from}")
     if not args.check:
-        project.store.write_bytes(project.lock_path, dump_lock(Lock(upstream=new)).encode())
+        atomic_write(project.lock_path, dump_lock(Lock(upstream=new)).encode())
         con.print(f"wrote {project.lock_path}")
     return status

@@ -18,11 +18,11 @@ import importlib
 import importlib.util
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from verifier.cli.common import err_console, project_from
 from verifier.errors import UsageError
+from verifier.fileio import atomic_write
 from verifier.report import RunReport, build_report, exit_code_for, safe_name
 from verifier.reporters import FORMATS, SUFFIX, render
 
@@ -151,16 +151,6 @@ def pair_claims(loaded, results):
     return pairs, unmatched
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def emit(report: RunReport, fmt: str, out: str | Path | None) -> list[Path]:
@@ -183,11 +173,11 @@ def emit(report: RunReport, fmt: str, out: str | Path | None) -> list[Path]:
         for les in report.lessons:
             stem = Path(les.path).stem
             path = out / safe_name(les.course) / f"{safe_name(stem)}.md"
-            _atomic_write(path, lesson_record(report, les))
+            atomic_write(path, lesson_record(report, les))
             written.append(path)
     else:
         path = out / f"verification{SUFFIX[fmt]}" if is_dir else out
-        _atomic_write(path, render(report, fmt))
+        atomic_write(path, render(report, fmt))
         written.append(path)
     if fmt == "github":
         from verifier.reporters.github import write_step_summary

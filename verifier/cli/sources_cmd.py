@@ -7,10 +7,10 @@ import json
 
 from rich.table import Table
 
+from verifier.claims.loader import claimed_files
 from verifier.cli.common import project_from, stdout_console
 from verifier.cli.sync_cmd import resolve_with_progress
 from verifier.exitcodes import ExitCode
-from verifier.claims.loader import claimed_files
 from verifier.sources.needs import needed_files
 
 HELP = "list upstream files the course needs, with blob, provider and identity status"

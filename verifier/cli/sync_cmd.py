@@ -8,10 +8,10 @@ from collections import Counter
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from verifier.claims.loader import claimed_files
 from verifier.cli.common import err_console, project_from, stdout_console
 from verifier.exitcodes import ExitCode
 from verifier.sources.models import SourceFile, Status
-from verifier.claims.loader import claimed_files
 from verifier.sources.needs import needed_files
 
 HELP = "acquire every upstream file the course needs, at pinned identity, into the cache"

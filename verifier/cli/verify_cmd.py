@@ -16,12 +16,12 @@ from pathlib import Path
 
 from rich.table import Table
 
+from verifier.claims.loader import claimed_files
 from verifier.cli.common import err_console, project_from, stdout_console
 from verifier.cli.record_cmd import _sample, collect, emit
 from verifier.cli.sync_cmd import resolve_with_progress, summary_table
 from verifier.errors import UsageError
 from verifier.report import build_report, exit_code_for
-from verifier.claims.loader import claimed_files
 from verifier.sources.needs import needed_files
 
 HELP = ("the main job: acquire sources, lint lessons, check claims, confirm a runtime sample, "

@@ -95,7 +95,7 @@ class FactCache:
 
     def __init__(self, store: "Store") -> None:
         self.store = store
-        self.root = store.root / "facts"
+        self.root = store.path("facts")
         self.stats = Stats()
         self.enabled = not disabled()
 

@@ -194,7 +194,7 @@ def build_index(project: "Project", upstream: str) -> SymbolIndex:
     unavailable = sorted(sf.path for sf in files if not sf.status.usable)
     digest = hashlib.sha1(json.dumps([INDEX_VERSION, _extractor_digest(), sorted(served.items()),
                                       unavailable]).encode()).hexdigest()[:16]
-    cache_path = project.store.root / "symbols" / f"{upstream}-{up.commit}-{digest}.json"
+    cache_path = project.store.path("symbols", f"{upstream}-{up.commit}-{digest}.json")
     try:  # speed: parsed by pydantic-core from bytes, no GC passes over the load (facts/cache.py)
         with bulk_load():
             cached = SymbolIndex.model_validate_json(cache_path.read_bytes())

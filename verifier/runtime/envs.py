@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from verifier.cache import dir_size  # noqa: F401 - re-exported for env_cmd
 from verifier.errors import VerifierError
 
 if TYPE_CHECKING:
@@ -128,7 +129,7 @@ def env_python(path: Path) -> Path:
 
 
 def envs_root(store: "Store") -> Path:
-    root = store.root / "envs"
+    root = store.path("envs")
     root.mkdir(parents=True, exist_ok=True)
     return root
 
@@ -404,14 +405,3 @@ def remove_env(path: Path) -> None:
     except OSError:
         pass
     shutil.rmtree(path, ignore_errors=True)
-
-
-def dir_size(path: Path) -> int:
-    total = 0
-    for dirpath, _, files in os.walk(path):
-        for f in files:
-            try:
-                total += os.lstat(os.path.join(dirpath, f)).st_size
-            except OSError:
-                pass
-    return total

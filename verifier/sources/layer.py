@@ -74,14 +74,14 @@ class SourceLayer:
         return self._state[name]
 
     def _index_path(self, up: Upstream) -> Path:
-        return self.store.root / "index" / f"{up.name}-{up.commit}.json"
+        return self.store.path("index", f"{up.name}-{up.commit}.json")
 
     def _cached_index(self, up: Upstream) -> dict:
         data = self.store.read_json(self._index_path(up))
         return data if isinstance(data, dict) and data.get("commit") == up.commit else {}
 
     def _tree_cache_path(self, up: Upstream) -> Path:
-        return self.store.root / "trees" / f"{up.commit}.json"
+        return self.store.path("trees", f"{up.commit}.json")
 
     # ------------------------------------------------------------------ git side
     def _git_label(self, url: str) -> str:
@@ -94,7 +94,7 @@ class SourceLayer:
         st.git_tried = True
         up = st.up
         cached_tree = self.store.read_json(self._tree_cache_path(up))
-        clone_dir = self.store.root / "git" / (up.slug.replace("/", "+") + ".git")
+        clone_dir = self.store.upstream_clone(up.slug)
         if "git" in self.config.providers and (clone_dir / "HEAD").exists():
             try:
                 clone = PartialClone(clone_dir, up.repo, self.config.git_timeout)
@@ -151,7 +151,7 @@ class SourceLayer:
                     if self.config.offline:
                         continue
                     key = hashlib.sha1(where.encode()).hexdigest()[:12]
-                    clone_dir = self.store.root / "git" / f"mirror-{key}.git"
+                    clone_dir = self.store.path("git", f"mirror-{key}.git")
                     with self.store.lock(f"mirror-{key}"):
                         clone = PartialClone(clone_dir, where, self.config.git_timeout)
                         clone.ensure_commit(up.commit)

@@ -40,7 +40,7 @@ class WheelSource:
         self.offline = offline
         self.index_url = index_url
         self.timeout = timeout
-        self.dir = store.root / "wheels" / wheel.requirement.replace("==", "-")
+        self.dir = store.path("wheels", wheel.requirement.replace("==", "-"))
         self._files: dict[str, str] | None = None
         self.archive_name: str | None = None
         self.error: str | None = None
@@ -93,7 +93,7 @@ class WheelSource:
             raise AcquisitionError(f"{self.wheel.requirement} is not in the cache and "
                                    "--offline forbids downloading it")
         self.dir.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f"dl-{self.dir.name}-", dir=self.store.root / "tmp"))
+        staging = Path(tempfile.mkdtemp(prefix=f"dl-{self.dir.name}-", dir=self.store.path("tmp")))
         kind = ["--no-binary=:all:"] if self.wheel.sdist else ["--only-binary=:all:"]
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
                "--no-input", "-q", *kind, "-d", str(staging), self.wheel.requirement]

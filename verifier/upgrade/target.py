@@ -55,7 +55,7 @@ def _git_candidates(project: Project, up: Upstream) -> list[tuple[str, GitRepo]]
                 except AcquisitionError as exc:
                     project.notify and project.notify(f"{up.name}: mirror {where}: {exc.message}")
     if "git" in providers:
-        clone_dir = project.store.root / "git" / (up.slug.replace("/", "+") + ".git")
+        clone_dir = project.store.upstream_clone(up.slug)
         if (clone_dir / "HEAD").exists():
             try:
                 out.append((f"git:{up.repo}", PartialClone(clone_dir, up.repo,
@@ -119,7 +119,7 @@ def _find_git(project: Project, up: Upstream, ref: str, commit: str | None,
             if want is None:
                 tried.append(f"git:{up.repo} has no tag {' or '.join(tags)} (or is unreachable)")
                 return None
-        clone_dir = project.store.root / "git" / (up.slug.replace("/", "+") + ".git")
+        clone_dir = project.store.upstream_clone(up.slug)
         try:
             with project.store.lock(f"git-{up.slug}"):
                 clone = PartialClone(clone_dir, up.repo, project.config.git_timeout)

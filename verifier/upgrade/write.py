@@ -10,16 +10,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import stat
-import tempfile
 from pathlib import Path
 
 import tomlkit
 
 from verifier.errors import ConfigError
+from verifier.fileio import atomic_write
 from verifier.pins import Lock, LockedUpstream, Upstream
 
 _URL_END = rb"(?![A-Za-z0-9\-._~%/#?=&+:@!$*,;])"
@@ -94,16 +91,4 @@ def rewrite_urls(data: bytes, replacements: dict[str, str]) -> tuple[bytes, dict
 
 def write_file(path: Path, data: bytes) -> None:
     """Atomic replace next to the file (same filesystem), keeping its permissions."""
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, data)

@@ -1,0 +1,187 @@
+"""The cache layout has one owner (`verifier.cache.SECTIONS`), writes are atomic and keep
+the umask's mode, and an unusable cache is a clear error (exit 2), never a traceback."""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from verifier import fileio
+from verifier.cache import BY_NAME, SECTIONS, STALE_TMP_S, Store
+from verifier.cli.main import main
+from verifier.errors import CacheError
+from verifier.fileio import atomic_write
+
+PKG = Path(__file__).resolve().parents[2] / "verifier"
+
+
+def _fill(store: Store) -> None:
+    for s in SECTIONS:
+        f = store.path(s.name, "entry", "x.bin")
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(b"x" * 10)
+
+
+def test_clean_all_covers_every_cleanable_section(tmp_path):
+    store = Store(tmp_path / "c")
+    _fill(store)
+    store.clean("all")
+    for s in SECTIONS:
+        left = list((store.root / s.subdir).rglob("*.bin"))
+        assert (left == []) is s.cleanable, s.name
+
+
+@pytest.mark.parametrize("section", [s.name for s in SECTIONS if s.cleanable])
+def test_clean_one_section_from_the_cli(tmp_path, capsys, section):
+    store = Store(tmp_path / "c")
+    _fill(store)
+    assert main(["cache", "clean", "--section", section, "--cache", str(store.root)]) == 0
+    gone = {section, *BY_NAME[section].also}
+    for s in SECTIONS:
+        assert bool(list((store.root / s.subdir).rglob("*.bin"))) is (s.name not in gone), s.name
+
+
+def test_info_lists_every_section_with_its_size(tmp_path, capsys):
+    store = Store(tmp_path / "c")
+    _fill(store)
+    assert main(["cache", "info", "--cache", str(store.root)]) == 0
+    out = capsys.readouterr().out
+    for s in SECTIONS:
+        assert re.search(rf"{s.subdir}/\s.*0\.0 MB", out), s.name
+    assert store.sizes() == {s.name: 10 for s in SECTIONS} | {
+        "tmp": store.sizes()["tmp"]}
+
+
+def test_no_module_builds_a_cache_path_by_hand():
+    """`Store.path(section, ...)` is the only way to name a place in the cache."""
+    names = "|".join(re.escape(s.subdir) for s in SECTIONS)
+    bad = re.compile(rf"""(store|self)\.root\s*/\s*["']({names})["']""")
+    hits = [f"{p.relative_to(PKG)}:{i}" for p in sorted(PKG.rglob("*.py"))
+            if p.name != "cache.py"
+            for i, line in enumerate(p.read_text().splitlines(), 1) if bad.search(line)]
+    assert hits == []
+
+
+def test_path_refuses_unknown_sections_and_escapes(tmp_path):
+    store = Store(tmp_path / "c")
+    with pytest.raises(ValueError):
+        store.path("nope")
+    for bad in ("..", "a/b", ""):
+        with pytest.raises(ValueError):
+            store.path("blobs", bad)
+
+
+def test_gc_removes_what_is_not_live_and_stale_staging(tmp_path):
+    store = Store(tmp_path / "c")
+    for name in ("old-commit.json", "cur-commit.json"):
+        store.write_bytes(store.path("trees", name), b"{}")
+    keep, drop = store.put_blob(b"kept\n"), store.put_blob(b"dropped\n")
+    fresh = store.path("tmp", "dl-fresh")
+    stale = store.path("tmp", "dl-stale")
+    fresh.mkdir()
+    stale.mkdir()
+    old = time.time() - STALE_TMP_S - 60
+    os.utime(stale, (old, old))
+    removed = store.gc({"trees": {"cur-commit.json"}, "blobs": {keep}})
+    assert sorted(p.name for p in removed["trees"]) == ["old-commit.json"]
+    assert store.get_blob(keep) == b"kept\n" and store.get_blob(drop) is None
+    assert fresh.exists() and not stale.exists()
+    assert [p.name for p in removed["tmp"]] == ["dl-stale"]
+
+
+# ---------------------------------------------------------------- atomic writes
+
+
+def test_atomic_write_mode_follows_umask_or_the_existing_file(tmp_path):
+    old = os.umask(0o027)
+    try:
+        atomic_write(tmp_path / "new", b"a")
+        assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o640
+        (tmp_path / "kept").write_bytes(b"")
+        os.chmod(tmp_path / "kept", 0o604)
+        atomic_write(tmp_path / "kept", "b")
+        assert stat.S_IMODE((tmp_path / "kept").stat().st_mode) == 0o604
+        assert (tmp_path / "kept").read_bytes() == b"b"
+    finally:
+        os.umask(old)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept", "new"]   # no temp left
+
+
+def test_atomic_write_restages_next_to_the_file_across_filesystems(tmp_path, monkeypatch):
+    stage, dest = tmp_path / "stage", tmp_path / "out" / "pins.lock"
+    stage.mkdir()
+    real = os.replace
+
+    def replace(src, dst):
+        if Path(src).parent == stage:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real(src, dst)
+
+    monkeypatch.setattr(fileio.os, "replace", replace)
+    atomic_write(dest, b"lock\n", stage_dir=stage)
+    assert dest.read_bytes() == b"lock\n" and list(stage.iterdir()) == []
+
+
+def test_lock_writes_next_to_pins_lock_not_in_the_cache(tmp_path, monkeypatch):
+    """Trial 1.48: `verifier lock` staged pins.lock in <cache>/tmp and crashed with EXDEV
+    when the cache was on another filesystem."""
+    import verifier.cli.lock_cmd as lock_cmd
+
+    seen = []
+    real = fileio.atomic_write
+    monkeypatch.setattr(lock_cmd, "atomic_write",
+                        lambda dest, data, **kw: (seen.append((dest, kw)), real(dest, data, **kw)))
+    from tests.claims.simx_project import make_simx
+
+    s = make_simx(tmp_path, monkeypatch)
+    assert main(["lock", "--pins", str(s.root / "pins.toml"), "-q"]) in (0, 1)
+    assert seen and all(kw.get("stage_dir") is None and d.name == "pins.lock" for d, kw in seen)
+
+
+# ---------------------------------------------------------------- unusable caches
+
+
+def test_cache_that_is_a_file_is_exit_2(tmp_path, capsys):
+    f = tmp_path / "cachefile"
+    f.write_text("x")
+    assert main(["cache", "info", "--cache", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "cache directory" in err and str(f) in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("code,words", [(errno.EROFS, "read-only file system"),
+                                        (errno.ENOSPC, "no space left on device")])
+def test_read_only_or_full_cache_is_a_cache_error_naming_the_directory(tmp_path, monkeypatch,
+                                                                       code, words):
+    store = Store(tmp_path / "c")
+
+    def refuse(*a, **k):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(fileio.tempfile, "mkstemp", refuse)
+    with pytest.raises(CacheError) as exc:
+        store.write_bytes(store.path("trees", "t.json"), b"{}")
+    assert str(store.root) in exc.value.render() and words in exc.value.render()
+    assert exc.value.exit_code == 2
+    with pytest.raises(CacheError):        # a new Store on it fails up front
+        Store(tmp_path / "c2")
+
+
+def test_read_only_cache_from_the_cli_is_exit_2(tmp_path, monkeypatch, capsys):
+    store = Store(tmp_path / "c")
+    real_open = Path.write_bytes
+
+    def ro(self, data):
+        if str(self).startswith(str(store.root)):
+            raise OSError(errno.EROFS, "Read-only file system", str(self))
+        return real_open(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", ro)
+    assert main(["cache", "info", "--cache", str(store.root)]) == 2
+    assert "read-only file system" in capsys.readouterr().err
