@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from verifier.cache import Store
-from verifier.facts import cache as fcache
-from verifier.facts.cache import MAGIC, FactCache, canonical, code_version
+from verifier.facts.cache import MAGIC, FactCache, canonical
 
 BLOB = "a" * 40
 OTHER = "b" * 40
@@ -50,28 +49,6 @@ def test_bad_keys_are_refused(fc):
         fc.path("symbols", "v1", "../../etc/passwd")
     with pytest.raises(ValueError):
         fc.path("../x", "v1", BLOB)
-
-
-def test_extractor_version_follows_the_code(tmp_path, monkeypatch):
-    pkg = tmp_path / "pkg"
-    (pkg / "facts" / "queries").mkdir(parents=True)
-    (pkg / "facts" / "x.py").write_text("A = 1\n")
-    (pkg / "facts" / "queries" / "q.scm").write_text("(identifier) @id\n")
-    (pkg / "facts" / "notes.txt").write_text("not code\n")
-    monkeypatch.setattr(fcache, "_PKG", pkg)
-    code_version.cache_clear()
-    v1 = code_version("facts")
-    (pkg / "facts" / "notes.txt").write_text("changed, but not code\n")
-    code_version.cache_clear()
-    assert code_version("facts") == v1
-    (pkg / "facts" / "queries" / "q.scm").write_text("(identifier) @name\n")
-    code_version.cache_clear()
-    v2 = code_version("facts")
-    assert v2 != v1
-    (pkg / "facts" / "x.py").write_text("A = 2\n")
-    code_version.cache_clear()
-    assert code_version("facts") not in (v1, v2)
-    code_version.cache_clear()
 
 
 def test_entry_from_old_version_is_rebuilt(fc):

@@ -129,8 +129,8 @@ def test_claim_memo_follows_the_kind_code(tmp_path, monkeypatch):
     s.write(CLAIMS)
     run_check(s.project)
     orig = memo.code_version
-    monkeypatch.setattr(memo, "code_version", lambda *parts: "another-kinds-version"
-                        if parts == memo.CLAIM_CODE else orig(*parts))
+    monkeypatch.setattr(memo, "code_version", lambda *mods: "another-kinds-version"
+                        if mods[-1] == memo.__name__ else orig(*mods))
     p = load_project(s.root / "pins.toml")
     reads = _Reads(monkeypatch, forbid=False)
     again = run_check(p)

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.claims.kinds.base import ClaimError, Outcome
-from verifier.facts.cache import code_version, fact_cache
+from verifier.codeversion import code_version
+from verifier.facts.cache import fact_cache
 
 Dep = tuple[str, str, "str | None", str, "str | None"]   # upstream, path, blob, status, provider
 
@@ -66,9 +67,6 @@ def deps_current(layer, deps: list[Dep]) -> list | None:
     return out
 
 
-# Everything a static claim outcome is computed by: the kinds and the facts layer
-# (extractors, queries, evaluators), the result models and the permalink format.
-CLAIM_CODE = ("claims/kinds", "facts", "results.py", "pins.py")
 KINDS_PKG = "verifier.claims.kinds."
 
 
@@ -91,7 +89,7 @@ def check_claim(kind, claim, ctx):
     sf = layer.resolve(ctx.upstream.name, claim.path)
     if not sf.status.usable or not sf.blob:
         return kind.check(claim, ctx)          # raises SourceUnavailable
-    version = code_version(*CLAIM_CODE)
+    version = code_version(type(kind).__module__, __name__)   # the kind's import closure
     query = {"kind": claim.kind, "path": claim.path, "symbol": claim.symbol,
              "expected": claim.expected, "options": claim.options,
              "upstream": [ctx.upstream.name, ctx.upstream.repo, ctx.upstream.commit],

@@ -10,7 +10,7 @@ from __future__ import annotations
 from verifier.facts import cfamily
 from verifier.facts.model import FileFacts, cached_facts
 
-EXTRACTOR = "c-treesitter-1"
+EXTRACTOR = __name__   # in-process memo key; persistent keys use code_version
 
 
 def extract(path: str, data: bytes, blob: str | None = None) -> FileFacts:

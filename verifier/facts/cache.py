@@ -4,9 +4,9 @@ An entry is keyed by what its value is a pure function of:
 
     (extractor name, extractor version, blob SHA[, canonical query])
 
-- *extractor version* is a digest of the code that computes the value (the
-  modules and query files it names, see `code_version`) plus a format number,
-  so any change to an extractor invalidates its entries and nothing else;
+- *extractor version* is `verifier.codeversion.code_version` of the module that
+  computes the value (its import closure inside `verifier/` and the query files it
+  loads), so any change to an extractor invalidates its entries and nothing else;
 - *blob SHA* is the git blob of the file the value was computed from, so an
   entry serves every pin and every run that holds the same bytes (most blobs do
   not change between releases);
@@ -41,9 +41,10 @@ import pickle
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from verifier.codeversion import code_version
 
 if TYPE_CHECKING:
     from verifier.cache import Store
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 FORMAT = 1
 MAGIC = b"VFACT1\n"
 _DIGEST = 32  # sha256
-_PKG = Path(__file__).resolve().parents[1]   # the `verifier` package directory
 
 
 @dataclass
@@ -62,22 +62,6 @@ class Stats:
     corrupt: int = 0
     stale: int = 0          # memo entries whose dependencies changed
 
-
-
-@cache
-def code_version(*parts: str) -> str:
-    """Digest of the named package files/directories (relative to `verifier/`,
-    e.g. "facts/symbols.py", "facts/queries", "claims/kinds"): the extractor
-    version. Directories contribute every `.py` and `.scm` file below them."""
-    h = hashlib.sha256(f"format={FORMAT}".encode())
-    for part in parts:
-        p = _PKG / part
-        files = sorted(p.rglob("*")) if p.is_dir() else [p]
-        for f in files:
-            if f.is_file() and f.suffix in (".py", ".scm"):
-                h.update(f.relative_to(_PKG).as_posix().encode() + b"\0")
-                h.update(f.read_bytes())
-    return h.hexdigest()[:20]
 
 
 def canonical(query: Any) -> str:
@@ -206,15 +190,13 @@ def bulk_load() -> Any:
 
 # --------------------------------------------------------------------------- file facts
 
-FILE_FACTS_CODE = ("facts",)
-
-
 def file_facts(store: "Store", path: str, blob: str | None, build: Callable[[], Any]) -> Any:
     """`FileFacts` of a file (the static claim kinds' extraction), once per
     (blob, path, extractor version): a new or edited claim about an already
-    parsed file does not parse it again. Exceptions from `build` propagate."""
+    parsed file does not parse it again. The version is the code version of the
+    module `build` is defined in. Exceptions from `build` propagate."""
     fc = fact_cache(store)
     if not blob:
         return build()
-    return fc.get_or_build("filefacts", code_version(*FILE_FACTS_CODE), blob, build,
-                           {"path": path})
+    version = code_version(getattr(build, "__module__", None) or __name__, __name__)
+    return fc.get_or_build("filefacts", version, blob, build, {"path": path})

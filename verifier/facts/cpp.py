@@ -20,7 +20,7 @@ from verifier.facts import cfamily
 from verifier.facts import treesitter as ts
 from verifier.facts.model import FileFacts, Param, Sym, cached_facts
 
-EXTRACTOR = "cpp-treesitter-1"
+EXTRACTOR = __name__   # in-process memo key; persistent keys use code_version
 
 _DEFS = {"def", "def_static", "def_readwrite", "def_readonly", "def_property",
          "def_property_readonly", "def_property_static", "def_readonly_static",

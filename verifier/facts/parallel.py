@@ -30,14 +30,14 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from verifier.facts.cache import FactCache, bulk_load, code_version, fact_cache
+from verifier.codeversion import code_version
+from verifier.facts.cache import FactCache, bulk_load, fact_cache
 
 if TYPE_CHECKING:
     from verifier.project import Project
     from verifier.sources.models import SourceFile
 
 EXTRACTOR = "symbols"
-CODE = ("facts/symbols.py", "facts/treesitter.py", "facts/queries")
 MAX_TASKS = 400
 INLINE_FILES = 8             # at most this many misses: no pool
 INLINE_BYTES = 1_000_000     # or at most this many bytes in total
@@ -110,7 +110,7 @@ def extract_files(project: "Project", upstream: str, items: list[tuple[str, str]
     gives a file's bytes (None: skipped). `cache`: another fact cache (benchmarks)."""
     global _JOB
     fc = cache or fact_cache(project.store)
-    version = code_version(*CODE)
+    version = code_version(__name__)   # extract_rows and everything it imports
     results: list[Any] = [None] * len(items)
     queries = [_query(project, upstream, path) for path, _ in items]
     misses: list[tuple[int, str, str, int]] = []

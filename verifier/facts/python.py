@@ -16,7 +16,7 @@ import ast
 
 from verifier.facts.model import FileFacts, Param, Sym, cached_facts
 
-EXTRACTOR = "python-ast-1"
+EXTRACTOR = __name__   # in-process memo key; persistent keys use code_version
 
 
 def module_name(path: str) -> str:

@@ -29,12 +29,12 @@ import hashlib
 import json
 import re
 from collections import defaultdict
-from functools import cached_property, lru_cache
-from pathlib import Path
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from verifier.codeversion import code_version
 from verifier.facts import treesitter as ts
 
 if TYPE_CHECKING:
@@ -172,15 +172,6 @@ def pybind_module(path: str) -> str | None:
     return f"{d}.{m.group(2)}" if d else m.group(2)
 
 
-@lru_cache(maxsize=1)
-def _extractor_digest() -> str:
-    """Changes when the extractor (this module or its queries) changes: cache key."""
-    h = hashlib.sha1(Path(__file__).read_bytes())
-    for q in sorted((Path(__file__).parent / "queries").glob("*symbols*.scm")):
-        h.update(q.read_bytes())
-    return h.hexdigest()
-
-
 def build_index(project: "Project", upstream: str) -> SymbolIndex:
     from verifier.facts.cache import bulk_load
     from verifier.facts.parallel import symbols_for_files
@@ -192,7 +183,7 @@ def build_index(project: "Project", upstream: str) -> SymbolIndex:
     files = layer.resolve_many([(upstream, p) for p in paths])
     served = {sf.path: sf.blob for sf in files if sf.status.usable and sf.blob}
     unavailable = sorted(sf.path for sf in files if not sf.status.usable)
-    digest = hashlib.sha1(json.dumps([INDEX_VERSION, _extractor_digest(), sorted(served.items()),
+    digest = hashlib.sha1(json.dumps([INDEX_VERSION, code_version(__name__), sorted(served.items()),
                                       unavailable]).encode()).hexdigest()[:16]
     cache_path = project.store.path("symbols", f"{upstream}-{up.commit}-{digest}.json")
     try:  # speed: parsed by pydantic-core from bytes, no GC passes over the load (facts/cache.py)
