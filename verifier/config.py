@@ -6,7 +6,7 @@ here (never in pins.toml), from, in increasing priority:
 1. ``$XDG_CONFIG_HOME/verifier/config.toml`` (or ``~/.config/verifier/config.toml``),
    or the file named by ``$VERIFIER_CONFIG``;
 2. environment variables ``VERIFIER_MIRRORS`` (``name=path-or-url;name=...``),
-   ``VERIFIER_OBJECTS`` (``path;path``), ``VERIFIER_PROVIDERS`` (``git,mirror,wheel,objects``),
+   ``VERIFIER_OBJECTS`` (``path;path``), ``VERIFIER_COURSES`` (``course=path-or-url;...``), ``VERIFIER_PROVIDERS`` (``git,mirror,wheel,objects``),
    ``VERIFIER_OFFLINE=1``, ``VERIFIER_CACHE``, ``VERIFIER_INDEX_URL``;
 3. command-line options.
 
@@ -19,6 +19,10 @@ Example config.toml::
     [mirrors]
     mujoco = ["/srv/mirrors/mujoco.git"]
     drake = ["file:///srv/mirrors/drake.git"]
+
+    [courses]                                 # local checkouts of course repositories
+    mujoco-atlas = "~/src/mujoco-atlas"       # a directory: read as it is
+    drake-atlas = "file:///srv/git/drake-atlas.git"   # a git URL: fetched at the pinned commit
 """
 
 from __future__ import annotations
@@ -48,7 +52,13 @@ class UserConfig(BaseModel):
     mirrors: dict[str, list[str]] = Field(default_factory=dict)
     objects: list[str] = Field(default_factory=list,
                                description="extra local git object stores for blob lookup")
+    courses: dict[str, str] = Field(default_factory=dict,
+                                    description="course name -> local checkout (a directory, "
+                                    "read as it is) or git URL (fetched at the pinned commit "
+                                    "instead of the course's `repo`)")
     source: list[str] = Field(default_factory=list, exclude=True)
+    course_via: dict[str, str] = Field(default_factory=dict, exclude=True,
+                                       description="course name -> where its entry was set")
 
 
 def config_path() -> Path:
@@ -82,10 +92,19 @@ def load_config(env: dict[str, str] | None = None) -> UserConfig:
         data = raw
         sources.append(str(path))
     cfg = UserConfig.model_validate(data)
+    cfg.course_via = {name: f"[courses] in {path}" for name in cfg.courses}
     if env.get("VERIFIER_MIRRORS"):
         for name, where in _parse_pairs(env["VERIFIER_MIRRORS"], "VERIFIER_MIRRORS").items():
             cfg.mirrors[name] = where + [w for w in cfg.mirrors.get(name, []) if w not in where]
         sources.append("$VERIFIER_MIRRORS")
+    if env.get("VERIFIER_COURSES"):
+        for name, where in _parse_pairs(env["VERIFIER_COURSES"], "VERIFIER_COURSES").items():
+            if len(where) > 1:
+                raise ConfigError(f"course {name!r} is given {len(where)} times; expected one "
+                                  "checkout per course", key="VERIFIER_COURSES")
+            cfg.courses[name] = where[0]
+            cfg.course_via[name] = "$VERIFIER_COURSES"
+        sources.append("$VERIFIER_COURSES")
     if env.get("VERIFIER_OBJECTS"):
         cfg.objects = [p for p in env["VERIFIER_OBJECTS"].split(";") if p] + cfg.objects
         sources.append("$VERIFIER_OBJECTS")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import tomlkit
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from verifier.errors import ConfigError
 from verifier.tomlerrors import read_toml, validate
@@ -127,20 +127,50 @@ class Upstream(_Model):
 
 
 class Course(_Model):
+    """A course repository: where its lessons come from.
+
+    Acquired like an upstream: `repo` + full `commit` (a blobless partial clone into the
+    cache, read at exactly that commit, full tree known). A local checkout is used instead
+    when one is given: `path` (relative to pins.toml) when that directory exists, or the
+    user's config (`[courses]`, `$VERIFIER_COURSES`). `partial = true` says the local copy
+    at `path` holds only some of the repository's files (relative links to the others
+    cannot be checked there); it never applies to a checkout at `commit`."""
+
     name: str = ""
-    path: str | None = Field(default=None, description="local directory, relative to pins.toml")
-    git: str | None = None
-    commit: Sha | None = None
+    repo: str | None = Field(default=None, validation_alias=AliasChoices("repo", "git"),
+                             description="git URL of the course repository "
+                             "(`git` is accepted as an older name)")
+    commit: Sha | None = Field(default=None, description="full 40-hex commit of the course "
+                               "the lessons are read at")
+    path: str | None = Field(default=None, description="local checkout or copy, relative to "
+                             "pins.toml; used when it exists")
+    partial: bool = Field(default=False, description="the local copy at `path` holds only "
+                          "some of the repository's files")
     docs: str = "docs"
     upstreams: list[str]
 
+    @field_validator("commit", mode="before")
+    @classmethod
+    def _sha(cls, v: object) -> object:
+        if isinstance(v, str) and not SHA40.match(v):
+            raise ValueError(f"malformed commit SHA {v!r}: expected the full 40-hex commit "
+                             "(a short SHA, branch or tag cannot prove which lessons were read)")
+        return v
+
     @model_validator(mode="after")
     def _where(self) -> "Course":
-        if not self.path and not self.git:
-            raise ValueError("needs `path` (a local directory) or `git` + `commit`")
-        if self.git and not self.commit:
-            raise ValueError("`git` needs a pinned `commit`")
+        if not self.path and not self.repo:
+            raise ValueError("needs `repo` + `commit` (the course repository at a pinned "
+                             "commit) or `path` (a local directory)")
+        if self.repo and not self.commit:
+            raise ValueError("`repo` needs the full 40-hex `commit` the lessons are read at")
+        if self.partial and not self.path:
+            raise ValueError("`partial` describes the local copy at `path`; there is no `path`")
         return self
+
+    @property
+    def short(self) -> str | None:
+        return self.commit[:7] if self.commit else None
 
 
 class Pins(_Model):

@@ -3,6 +3,7 @@ course lessons they point at. Every command starts from `load_project`."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -10,6 +11,8 @@ from pathlib import Path
 
 from verifier.cache import Store
 from verifier.config import UserConfig, load_config
+from verifier.courses import (CourseCheckout, CourseUnavailable, checkout_course,
+                              missing_courses_error, tree_dir)
 from verifier.errors import ConfigError, UsageError
 from verifier.lessons import github_links, lesson_files
 from verifier.pins import Course, Lock, Pins, load_lock, load_pins
@@ -46,6 +49,8 @@ class Project:
     lock_path: Path
     notify: Notify | None = None
     _layer: SourceLayer | None = field(default=None, repr=False)
+    _checkouts: dict[str, CourseCheckout] = field(default_factory=dict, repr=False)
+    _missing: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def root(self) -> Path:
@@ -58,12 +63,36 @@ class Project:
         return self._layer
 
     # ------------------------------------------------------------------ courses
-    def course_root(self, course: Course) -> Path:
-        if course.path:
-            return (self.root / course.path).resolve()
-        from verifier.courses import checkout_course  # git-hosted course
+    def course_checkouts(self, names: list[str] | None = None) -> dict[str, CourseCheckout]:
+        """The checkout of every named course (default: all in pins.toml), each acquired
+        once per run. Courses nothing provides are reported together in one error."""
+        wanted = sorted(self.pins.course) if names is None else sorted(set(names))
+        for name in wanted:
+            if name in self._checkouts or name in self._missing:
+                continue
+            course = self.pins.course[name]
+            try:
+                co = checkout_course(self.store, self.config, course, base=self.root)
+            except CourseUnavailable as exc:
+                self._missing[name] = exc.message
+                continue
+            self._checkouts[name] = co
+            if self.notify:
+                self.notify(co.describe())
+        missing = {n: self._missing[n] for n in wanted if n in self._missing}
+        if missing:
+            raise missing_courses_error(missing, str(self.pins.path) if self.pins.path else None)
+        return {n: self._checkouts[n] for n in wanted}
 
-        return checkout_course(self, course)
+    def course_checkout(self, name: str) -> CourseCheckout:
+        return self.course_checkouts([name])[name]
+
+    def known_checkout(self, name: str) -> CourseCheckout | None:
+        """The checkout this run already uses for a course (never acquires one)."""
+        return self._checkouts.get(name)
+
+    def course_root(self, course: Course) -> Path:
+        return self.course_checkout(course.name).root
 
     def lessons(self, paths: list[str] | None = None, course: str | None = None) -> list[LessonDoc]:
         """Lessons of every course in pins.toml, or the given files."""
@@ -72,15 +101,10 @@ class Project:
                              f"{', '.join(sorted(self.pins.course))})")
         if not paths:
             out = []
-            for name, c in sorted(self.pins.course.items()):
-                if course and name != course:
-                    continue
-                root = self.course_root(c)
-                if not root.is_dir():
-                    raise ConfigError(f"course directory {root} does not exist", file=str(
-                        self.pins.path), key=f"course.{name}.path")
-                for f in lesson_files(root, c.docs):
-                    out.append(LessonDoc(name, f.relative_to(root).as_posix(), f,
+            for name, co in self.course_checkouts([course] if course else None).items():
+                c = self.pins.course[name]
+                for f in lesson_files(co.root, c.docs):
+                    out.append(LessonDoc(name, f.relative_to(co.root).as_posix(), f,
                                          tuple(c.upstreams)))
             return out
         out = []
@@ -91,8 +115,36 @@ class Project:
             out.append(self.lesson_for(f, course))
         return out
 
+    def _local_roots(self) -> dict[str, Path]:
+        """Course roots known without acquiring anything: checkouts in use, existing
+        local checkouts and copies, and course trees already in the cache."""
+        roots: dict[str, Path] = {n: co.root for n, co in self._checkouts.items()}
+        for name, c in self.pins.course.items():
+            if name in roots:
+                continue
+            cands = [self.config.courses.get(name), c.path and str(self.root / c.path)]
+            for cand in cands:
+                if cand and not cand.startswith("file://") and Path(cand).expanduser().is_dir():
+                    roots[name] = Path(cand).expanduser().resolve()
+                    break
+            else:
+                if c.commit:
+                    tree = tree_dir(self.store, c)[0]
+                    if tree.is_dir():
+                        roots[name] = tree
+        return roots
+
     def lesson_for(self, f: Path, course: str | None = None) -> LessonDoc:
         f = f.resolve()
+        for name, root in sorted(self._local_roots().items()):
+            if course in (None, name) and f.is_relative_to(root):
+                c = self.pins.course[name]
+                if name not in self._checkouts:
+                    with contextlib.suppress(CourseUnavailable):
+                        co = checkout_course(self.store, self.config, c, base=self.root)
+                        if co.root == root:
+                            self._checkouts[name] = co
+                return LessonDoc(name, f.relative_to(root).as_posix(), f, tuple(c.upstreams))
         if course is None:
             parts = f.parts
             for i in range(len(parts) - 1, 0, -1):

@@ -252,7 +252,7 @@ def _pins_info(project: "Project") -> PinsInfo:
                           wheels=sorted(w.requirement for w in u.wheel),
                           runtime=list(u.runtime))
            for _, u in sorted(pins.upstream.items())]
-    courses = [PinnedCourse(name=c.name, path=c.path, git=c.git, commit=c.commit, docs=c.docs,
+    courses = [PinnedCourse(name=c.name, path=c.path, git=c.repo, commit=c.commit, docs=c.docs,
                             upstreams=list(c.upstreams))
                for _, c in sorted(pins.course.items())]
     return PinsInfo(file=pins.path.name if pins.path else "pins.toml",

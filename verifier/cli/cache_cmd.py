@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
 def live_entries(project: "Project") -> dict[str, set[str]]:
     """Top-level entry names per section that the current pins, lock and environments
     use (everything else in those sections is left over from older pins or code)."""
+    from verifier.courses import cache_entries
     from verifier.runtime.envs import EnvSpec
 
     store, pins = project.store, project.pins
@@ -95,8 +96,7 @@ def live_entries(project: "Project") -> dict[str, set[str]]:
                 live["blobs"].update(v for v in manifest.get("files", {}).values()
                                      if isinstance(v, str))
     for course in pins.course.values():
-        if course.git and course.commit:
-            live["courses"].add(f"{course.name}-{course.commit}")
-            live["git"].add(f"course-{hashlib.sha1(course.git.encode()).hexdigest()[:12]}.git")
+        for section, names in cache_entries(course, project.config).items():
+            live[section] |= names
     assert set(live) <= set(BY_NAME)
     return live

@@ -9,6 +9,7 @@ from verifier.lessons import Lesson
 from verifier.results import Finding, Severity
 
 if TYPE_CHECKING:
+    from verifier.courses import CourseCheckout
     from verifier.facts.symbols import SymbolIndex
     from verifier.lint.config import LintConfig
     from verifier.pins import Upstream
@@ -41,9 +42,19 @@ class LintContext:
     def upstream(self, name: str) -> "Upstream":
         return self.project.pins.get(name)
 
+    def course_checkout(self, course: str) -> "CourseCheckout | None":
+        """Where the course's files come from in this run (`full_tree`, `has(path)`)."""
+        return self.project.known_checkout(course)
+
     def course_partial(self, course: str) -> bool:
+        """The course directory may lack files of the repository: never when the course
+        was acquired at its pinned commit (full tree known); else when pins.toml or
+        lint.toml declares the local copy partial."""
+        co = self.course_checkout(course)
+        if co is not None and co.full_tree:
+            return False
         c = self.config.course.get(course)
-        return bool(c and c.partial)
+        return bool((co is not None and co.partial) or (c and c.partial))
 
 
 class Rule:

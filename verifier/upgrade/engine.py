@@ -312,7 +312,8 @@ def run_upgrade(project: Project, upstream: str, ref: str, *, commit: str | None
     project.sources.resolve_many([(upstream, p) for p in paths])
 
     by_lesson: dict[tuple[str, str], list[LinkChange]] = {}
-    read_only = {name for name, c in project.pins.course.items() if not c.path}
+    read_only = {name for name in project.pins.course
+                 if (co := project.known_checkout(name)) is not None and not co.writable}
     for c in cited:
         ch = cmp.link(c, commit_known)
         by_lesson.setdefault((c.lesson.course, c.lesson.path), []).append(ch)
