@@ -111,10 +111,12 @@ def test_readme_commands_on_a_clean_clone(tmp_path, world):
     assert record["summary"]["verdicts"]["verified"] == 1
     assert [(les["course"], les["path"]) for les in record["lessons"]] == [
         ("demo-atlas", "docs/intro.md"), ("demo-atlas", "docs/next.md")]
-    # everything it kept is in the fresh HOME's cache, nothing in the clone but .venv and out
+    # what it kept is in the fresh HOME's cache; the clone gains only .venv, out and the
+    # editable install's metadata
     assert (home / ".cache" / "verifier" / "courses").is_dir()
     status = git(clone, "status", "--porcelain", "--ignored")
-    assert {line.split()[-1].rstrip("/") for line in status.splitlines()} <= {".venv", "out"}
+    assert {line.split()[-1].rstrip("/") for line in status.splitlines()} <= {".venv", "out",
+                                                                            "verifier.egg-info"}
 
     # 2. the test suite (a tiny selection; the whole suite is what CI runs around this test)
     tests = run(["bash", "scripts/test", "-q", "-p", "no:cacheprovider",
