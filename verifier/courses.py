@@ -94,7 +94,7 @@ def _shown(p: Path) -> str:
         rel = os.path.relpath(p, Path.cwd())
     except ValueError:
         return str(p)
-    return rel if rel.count("..") <= 3 else str(p)
+    return rel if rel.split(os.sep).count("..") <= 2 else str(p)
 
 
 def _is_git_dir(p: Path) -> bool:

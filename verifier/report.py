@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 from verifier.textlines import source_lines
 from verifier import __version__
@@ -55,10 +55,15 @@ class PinnedUpstream(_M):
 class PinnedCourse(_M):
     name: str
     path: str | None = None
-    git: str | None = None
+    git: str | None = Field(default=None, description="the course repository (pins.toml `repo`)")
     commit: str | None = None
     docs: str
     upstreams: list[str]
+    read_from: Literal["commit", "local"] | None = Field(
+        default=None, description="how this run read the lessons: the repository at `commit` "
+        "(full tree known) or a local checkout / copy; none when no lesson was read")
+    partial: bool = Field(default=False, description="the local copy holds only some of the "
+                          "repository's files")
 
 
 class PinsInfo(_M):
@@ -128,6 +133,18 @@ class Summary(_M):
     reasons: list[str] = Field(default_factory=list, description="why exit_code is not 0")
 
 
+class Excerpt(_M):
+    """What the HTML report shows beside a claim: the lesson line holding it and the
+    pinned source at its evidence lines (only at pinned or release identity)."""
+
+    sentence: str | None = None          # the lesson line(s) holding the claim
+    sentence_line: int | None = None
+    snippet: str | None = None           # the source at the evidence lines, pinned/release only
+    snippet_start: int | None = None
+    snippet_status: str | None = None
+    snippet_note: str | None = None      # why there is no snippet
+
+
 class RunReport(_M):
     """One verification run (the JSON verification record)."""
 
@@ -146,13 +163,9 @@ class RunReport(_M):
     runtime: RuntimeInfo
     not_run: list[NotRun] = Field(default_factory=list)
     summary: Summary
-
-    # Lesson sentences and pinned source snippets for the HTML report; never serialised.
-    _excerpts: dict[str, "Excerpt"] = PrivateAttr(default_factory=dict)
-
-    @property
-    def excerpts(self) -> dict[str, "Excerpt"]:
-        return self._excerpts
+    excerpts: dict[str, Excerpt] = Field(
+        default_factory=dict, description="per claim (global id): the lesson sentence and the "
+        "pinned source lines beside it, so the HTML report can be rendered from this record")
 
     def lesson_claims(self, lesson: LessonRecord) -> list[ClaimResult]:
         return [c for c in self.claims if claim_lesson_key(c) == (lesson.course, lesson.path)]
@@ -168,19 +181,6 @@ class RunReport(_M):
     def orphan_findings(self) -> list[Finding]:
         keys = {(les.course, les.path) for les in self.lessons}
         return [f for f in self.findings if finding_lesson_key(f) not in keys]
-
-
-class Excerpt(BaseModel):
-    """What the HTML report shows beside a claim (not part of the JSON record)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    sentence: str | None = None          # the lesson line(s) holding the claim
-    sentence_line: int | None = None
-    snippet: str | None = None           # the source at the evidence lines, pinned/release only
-    snippet_start: int | None = None
-    snippet_status: str | None = None
-    snippet_note: str | None = None      # why there is no snippet
 
 
 # --------------------------------------------------------------------------- keys and codes
@@ -252,9 +252,14 @@ def _pins_info(project: "Project") -> PinsInfo:
                           wheels=sorted(w.requirement for w in u.wheel),
                           runtime=list(u.runtime))
            for _, u in sorted(pins.upstream.items())]
-    courses = [PinnedCourse(name=c.name, path=c.path, git=c.repo, commit=c.commit, docs=c.docs,
-                            upstreams=list(c.upstreams))
-               for _, c in sorted(pins.course.items())]
+    courses = []
+    for _, c in sorted(pins.course.items()):
+        co = project.known_checkout(c.name)
+        courses.append(PinnedCourse(
+            name=c.name, path=c.path, git=c.repo, commit=c.commit, docs=c.docs,
+            upstreams=list(c.upstreams),
+            read_from=None if co is None else ("commit" if co.full_tree else "local"),
+            partial=bool(co is not None and co.partial)))
     return PinsInfo(file=pins.path.name if pins.path else "pins.toml",
                     sha256=_sha256_file(pins.path) if pins.path else None,
                     upstreams=ups, courses=courses)
@@ -411,24 +416,24 @@ def build_report(project: "Project", *, lessons: "list[LessonDoc]",
         sources=dict(sorted(Counter(s.status for s in sources).items())),
         exit_code=int(code), reasons=reasons)
 
-    report = RunReport(
-        tool=ToolInfo(version=__version__), timestamp=timestamp,
-        pins=_pins_info(project), lock=_lock_info(project), lessons=lesson_recs,
-        sources=sources, claims=cl, findings=fs,
-        runtime=RuntimeInfo(ran=sum(rt.values()), statuses=dict(sorted(rt.items())),
-                            sampling=sampling),
-        not_run=nr, summary=summary)
-
+    shown: dict[str, Excerpt] = {}
     if excerpts:
         texts = {(d.course, d.path): d.text for d in lesson_list}
         for c in cl:
             text = texts.get(claim_lesson_key(c))
             sentence, at = _lesson_sentence(text, c.line, c.fragment) if text else (None, None)
             snip, start, status, note = _snippet(project, c)
-            report._excerpts[claim_gid(c)] = Excerpt(
+            shown[claim_gid(c)] = Excerpt(
                 sentence=sentence, sentence_line=at, snippet=snip, snippet_start=start,
                 snippet_status=status, snippet_note=note or None)
-    return report
+
+    return RunReport(
+        tool=ToolInfo(version=__version__), timestamp=timestamp,
+        pins=_pins_info(project), lock=_lock_info(project), lessons=lesson_recs,
+        sources=sources, claims=cl, findings=fs,
+        runtime=RuntimeInfo(ran=sum(rt.values()), statuses=dict(sorted(rt.items())),
+                            sampling=sampling),
+        not_run=nr, summary=summary, excerpts=dict(sorted(shown.items())))
 
 
 def report_schema() -> dict:

@@ -83,3 +83,6 @@ class ClaimResult(BaseModel):
     course: str | None = None
     fragment: str | None = None
     runtime: RuntimeResult | None = None
+    # what the claim asserted besides `expected` (shown on verified cards)
+    symbol: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)

@@ -1,4 +1,6 @@
-"""The JSON verification record: contents, schema, determinism, exit codes, CLI."""
+"""The JSON verification record, built from a hermetic fixture project (a local upstream
+repository, two courses that share a lesson name): contents, schema, excerpts,
+determinism, exit codes, the `record` command. One smoke test runs on the real course."""
 
 from __future__ import annotations
 
@@ -9,24 +11,72 @@ import random
 import jsonschema
 import pytest
 
-from tests.reporters.report_fixtures import made_claims, made_findings
+from tests.reporters.fixture_project import make_project
 from verifier.cli.main import main
 from verifier.exitcodes import ExitCode
-from verifier.report import build_report, exit_code_for, report_schema
+from verifier.report import build_report, claim_gid, exit_code_for, report_schema
 from verifier.reporters import render
-from verifier.results import ClaimResult, Finding, RuntimeResult, Severity, Verdict
-
-pytestmark = pytest.mark.wheels
+from verifier.results import ClaimResult, Evidence, Finding, RuntimeResult, Severity, Verdict
 
 
 @pytest.fixture
-def lessons(real_project):
-    return real_project.lessons()
+def fx(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIFIER_CACHE", str(tmp_path / "cache"))
+    return make_project(tmp_path)
 
 
 @pytest.fixture
-def stage_results(real_project, lessons):
-    return made_claims(real_project, lessons), made_findings(lessons)
+def project(fx):
+    return fx.load()
+
+
+@pytest.fixture
+def lessons(project):
+    return project.lessons()
+
+
+def _ev(project, path, lines, blob=None):
+    sf = project.sources.resolve("demo", path)
+    up = project.pins.get("demo")
+    return Evidence(path=path, lines=lines, blob=blob or sf.blob, status=sf.status.value,
+                    permalink=up.permalink(path, *lines) if lines else up.permalink(path),
+                    provider=sf.provider)
+
+
+@pytest.fixture
+def stage_results(project):
+    """Hand-made stage results on the fixture lessons: every verdict, every severity."""
+    def c(course, cid, line, verdict, **kw):
+        return ClaimResult(id=f"{course}/contact/{cid}", lesson="docs/contact.md", line=line,
+                           upstream="demo", kind=kw.pop("kind", "symbol"), verdict=verdict,
+                           course=course, **kw)
+
+    claims = [
+        c("alpha-atlas", "collide", 3, Verdict.VERIFIED, expected=True, symbol="demo_collide",
+          fragment="`demo_collide` 计算两个几何体的距离",
+          evidence=_ev(project, "src/collide.c", (2, 4)),
+          runtime=RuntimeResult(status="confirmed", value=1, expected=1, duration_s=0.25)),
+        c("alpha-atlas", "step-sig", 5, Verdict.DIVERGED, kind="signature",
+          expected=["model", "data", "n"], actual=["model", "data"], symbol="step",
+          fragment="`step(model, data)` 推进一步", message="parameters differ",
+          evidence=_ev(project, "python/demo/api.py", (1, 3))),
+        c("beta-atlas", "gone", 7, Verdict.UNAVAILABLE, expected=True, fragment="已删除",
+          message="src/gone.c is unavailable", evidence=_ev(project, "src/gone.c", None)),
+        c("beta-atlas", "old", None, Verdict.STALE, expected=True, fragment="不存在的句子"),
+        c("beta-atlas", "broken", 3, Verdict.ERROR, message="claims/x.toml:7: symbol is "
+          "required"),
+    ]
+    findings = [
+        Finding(rule="permalink-pin", code="VL101", severity=Severity.ERROR,
+                path="docs/contact.md", line=3, message="link pins another commit",
+                upstream="demo", course="alpha-atlas"),
+        Finding(rule="identifier", code="VL104", severity=Severity.WARNING,
+                path="docs/contact.md", line=5, message="`stepx` is not in demo",
+                upstream="demo", course="beta-atlas", target="stepx"),
+        Finding(rule="permalink-anchor", code="VL103", severity=Severity.INFO,
+                path="docs/guide/intro.md", line=3, message="fingerprint", course="beta-atlas"),
+    ]
+    return claims, findings
 
 
 def _validate(data: dict) -> None:
@@ -35,9 +85,9 @@ def _validate(data: dict) -> None:
     jsonschema.Draft202012Validator(schema).validate(data)
 
 
-def test_record_validates_against_its_schema(real_project, lessons, stage_results):
+def test_record_validates_against_its_schema(project, lessons, stage_results):
     claims, findings = stage_results
-    report = build_report(real_project, lessons=lessons, findings=findings, claims=claims,
+    report = build_report(project, lessons=lessons, findings=findings, claims=claims,
                           sampling={"mode": "sample", "sampled": ["x"]})
     data = json.loads(render(report, "json"))
     _validate(data)
@@ -53,8 +103,8 @@ def test_record_validates_against_its_schema(real_project, lessons, stage_result
         _validate(bad)
 
 
-def test_empty_record_validates(real_project, lessons):
-    report = build_report(real_project, lessons=lessons, findings=None, claims=None)
+def test_empty_record_validates(project, lessons):
+    report = build_report(project, lessons=lessons, findings=None, claims=None)
     data = json.loads(render(report, "json"))
     _validate(data)
     stages = {n["stage"]: n["why"] for n in data["not_run"]}
@@ -62,43 +112,40 @@ def test_empty_record_validates(real_project, lessons):
     assert data["claims"] == [] and data["summary"]["exit_code"] == 0
 
 
-def test_record_contents(real_project, lessons, stage_results):
+def test_record_contents(fx, project, lessons, stage_results):
     claims, findings = stage_results
-    report = build_report(real_project, lessons=lessons, findings=findings, claims=claims)
+    report = build_report(project, lessons=lessons, findings=findings, claims=claims)
     data = json.loads(render(report, "json"))
     assert data["tool"] == {"name": "verifier", "version": __import__("verifier").__version__}
     assert data["timestamp"] is None
     pins = {u["name"]: u for u in data["pins"]["upstreams"]}
-    assert pins["mujoco"]["commit"] == real_project.pins.get("mujoco").commit
-    assert pins["newton"]["wheels"] == ["newton==1.6.1"]
-    assert data["pins"]["sha256"] == hashlib.sha256(real_project.pins.path.read_bytes()).hexdigest()
-    assert data["lock"]["present"] and data["lock"]["sha256"] == hashlib.sha256(
-        real_project.lock_path.read_bytes()).hexdigest()
-    assert all(u["matches_pin"] for u in data["lock"]["upstreams"])
-    # the sha256 of each lesson
-    assert len(data["lessons"]) == 5
+    assert pins["demo"]["commit"] == fx.upstream.head
+    assert data["pins"]["sha256"] == hashlib.sha256(fx.pins.read_bytes()).hexdigest()
+    assert data["lock"] == {"file": "pins.lock", "present": False, "sha256": None,
+                            "upstreams": []}
+    # how each course was read
+    assert {c["name"]: (c["read_from"], c["partial"]) for c in data["pins"]["courses"]} == {
+        "alpha-atlas": ("local", False), "beta-atlas": ("local", False)}
+    # the sha256 of each lesson; the shared lesson name stays two lessons
+    assert [(r["course"], r["path"]) for r in data["lessons"]] == [
+        ("alpha-atlas", "docs/contact.md"), ("beta-atlas", "docs/contact.md"),
+        ("beta-atlas", "docs/guide/intro.md")]
     for rec, doc in zip(data["lessons"], sorted(lessons, key=lambda d: (d.course, d.path))):
         assert rec["sha256"] == hashlib.sha256(doc.file.read_bytes()).hexdigest()
     # identity of every source file used: every cited file and every evidence file
     ids = {(s["upstream"], s["path"]): s for s in data["sources"]}
-    for u, p in real_project.cited_files(lessons):
-        assert (u, p) in ids
-    for c in claims:
-        if c.evidence:
-            s = ids[(c.upstream, c.evidence.path)]
-            assert s["status"] == c.evidence.status
-            if s["status"] in ("pinned", "release"):
-                assert s["blob"] == c.evidence.blob and s["provider"]
-            else:
-                assert s["detail"]  # why it is not served
-    assert {s["status"] for s in data["sources"]} >= {"pinned", "unavailable"}
-    # every claim with its verdict, evidence and permalink; stable order
+    assert set(ids) == {("demo", "src/collide.c"), ("demo", "python/demo/api.py"),
+                        ("demo", "src/gone.c")}
+    assert ids[("demo", "src/collide.c")]["blob"] == fx.upstream.blob("src/collide.c")
+    assert ids[("demo", "src/collide.c")]["status"] == "pinned"
+    assert ids[("demo", "src/gone.c")]["status"] == "unavailable"
+    assert ids[("demo", "src/gone.c")]["detail"]   # why it is not served
+    # every claim with its verdict and evidence; stable order
     assert len(data["claims"]) == len(claims)
-    diverged = [c for c in data["claims"] if c["verdict"] == "diverged"]
-    assert diverged and all(c["evidence"]["permalink"].startswith("https://github.com/")
-                            for c in diverged)
-    keys = [(c["course"], c["lesson"], c["line"], c["id"]) for c in data["claims"]]
+    keys = [(c["course"], c["lesson"], c["line"] or 0, c["id"]) for c in data["claims"]]
     assert keys == sorted(keys)
+    assert next(c for c in data["claims"] if c["verdict"] == "verified")["symbol"] == \
+        "demo_collide"
     # runtime results: durations dropped without a timestamp (they differ run to run)
     rts = [c["runtime"] for c in data["claims"] if c["runtime"]]
     assert rts and all(r["duration_s"] is None for r in rts)
@@ -107,26 +154,38 @@ def test_record_contents(real_project, lessons, stage_results):
     keys = [(f["course"], f["path"], f["line"], f["code"]) for f in data["findings"]]
     assert keys == sorted(keys) and len(keys) == len(findings)
     assert data["summary"]["exit_code"] == 1
-    assert any("lint error" in r for r in data["summary"]["reasons"])
-    assert data["summary"]["verdicts"]["unavailable"] == sum(
-        1 for c in claims if c.verdict is Verdict.UNAVAILABLE)
+    assert data["summary"]["reasons"] == ["1 claim(s) diverged", "1 claim(s) stale",
+                                          "1 claim(s) error", "1 lint error(s)"]
 
 
-def test_two_runs_are_byte_identical(real_project, lessons, stage_results):
+def test_excerpts_sentence_and_source_at_pinned_identity(fx, project, lessons, stage_results):
     claims, findings = stage_results
-    a = render(build_report(real_project, lessons=lessons, findings=findings, claims=claims),
+    report = build_report(project, lessons=lessons, findings=findings, claims=claims)
+    by_id = {c.id: c for c in report.claims}
+    assert set(report.excerpts) == {claim_gid(c) for c in report.claims}
+    x = report.excerpts["alpha-atlas/contact/collide"]
+    assert x.sentence_line == 3 and "demo_collide" in x.sentence and "](" not in x.sentence
+    assert x.snippet_start == 2 and x.snippet.splitlines()[0] == "int demo_collide(int a, int b) {"
+    assert x.snippet_status == "pinned"
+    # no source is shown for a file that is not served at pinned identity
+    gone = report.excerpts["beta-atlas/contact/gone"]
+    assert gone.snippet is None and "unavailable" in gone.snippet_note
+    assert report.excerpts["beta-atlas/contact/old"].sentence is None   # fragment gone
+    # evidence naming another blob than the one served: no snippet, said so
+    wrong = by_id["alpha-atlas/contact/collide"].model_copy(update={
+        "id": "alpha-atlas/contact/wrong",
+        "evidence": _ev(project, "src/collide.c", (2, 4), blob="0" * 40)})
+    report = build_report(project, lessons=lessons, findings=[], claims=[wrong])
+    x = report.excerpts["alpha-atlas/contact/wrong"]
+    assert x.snippet is None and x.snippet_note == "source unavailable at pinned identity"
+
+
+def test_two_runs_are_byte_identical(fx, project, lessons, stage_results):
+    claims, findings = stage_results
+    a = render(build_report(project, lessons=lessons, findings=findings, claims=claims),
                "json")
     # a second run: fresh project (sources now served from the cache), shuffled inputs
-    from tests.conftest import PINS
-    import os
-
-    from verifier.project import load_project
-
-    os.environ["VERIFIER_PROVIDERS"] = "mirror,wheel,objects"
-    try:
-        again = load_project(PINS)
-    finally:
-        del os.environ["VERIFIER_PROVIDERS"]
+    again = fx.load()
     rng = random.Random(7)
     c2, f2, l2 = list(claims), list(findings), again.lessons()
     rng.shuffle(c2)
@@ -134,12 +193,11 @@ def test_two_runs_are_byte_identical(real_project, lessons, stage_results):
     rng.shuffle(l2)
     b = render(build_report(again, lessons=l2, findings=f2, claims=c2), "json")
     assert a.encode() == b.encode()
-    assert json.loads(a) == json.loads(b)
 
 
-def test_timestamp_only_when_given(real_project, lessons, stage_results):
+def test_timestamp_only_when_given(project, lessons, stage_results):
     claims, findings = stage_results
-    r = build_report(real_project, lessons=lessons, findings=findings, claims=claims,
+    r = build_report(project, lessons=lessons, findings=findings, claims=claims,
                      timestamp="2026-11-30T15:00:00Z")
     data = json.loads(render(r, "json"))
     assert data["timestamp"] == "2026-11-30T15:00:00Z"
@@ -147,9 +205,8 @@ def test_timestamp_only_when_given(real_project, lessons, stage_results):
 
 
 def _claim(verdict, **kw):
-    return ClaimResult(id=kw.pop("id", "c"), lesson="docs/state-and-time.md", line=3,
-                       upstream="mujoco", kind="enum", verdict=verdict,
-                       course="mujoco-atlas", **kw)
+    return ClaimResult(id=kw.pop("id", "c"), lesson="docs/guide/intro.md", line=3,
+                       upstream="demo", kind="enum", verdict=verdict, **kw)
 
 
 @pytest.mark.parametrize("claims,findings,code", [
@@ -160,32 +217,22 @@ def _claim(verdict, **kw):
     ([_claim(Verdict.STALE)], [], ExitCode.FINDINGS),
     ([_claim(Verdict.ERROR)], [], ExitCode.FINDINGS),
     ([_claim(Verdict.VERIFIED, runtime=RuntimeResult(status="confirmed"))], [], ExitCode.OK),
-    ([], [Finding(rule="r", code="VL1", severity=Severity.WARNING, path="docs/state-and-time.md",
+    ([], [Finding(rule="r", code="VL1", severity=Severity.WARNING, path="docs/guide/intro.md",
                   line=1, message="m")], ExitCode.OK),
-    ([], [Finding(rule="r", code="VL1", severity=Severity.ERROR, path="docs/state-and-time.md",
+    ([], [Finding(rule="r", code="VL1", severity=Severity.ERROR, path="docs/guide/intro.md",
                   line=1, message="m")], ExitCode.FINDINGS),
 ])
-def test_exit_code_for(real_project, claims, findings, code):
-    lessons = [d for d in real_project.lessons() if d.path == "docs/state-and-time.md"]
-    report = build_report(real_project, lessons=lessons, findings=findings, claims=claims,
+def test_exit_code_for(project, claims, findings, code):
+    lessons = project.lessons()
+    report = build_report(project, lessons=lessons, findings=findings, claims=claims,
                           excerpts=False)
     assert exit_code_for(report) == code
     assert report.summary.exit_code == code
     # a missing course is filled from the lesson path when only one course has it
-    assert all(c.course == "mujoco-atlas" for c in report.claims)
+    assert all(c.course == "beta-atlas" for c in report.claims)
 
 
 # --------------------------------------------------------------------------- CLI
-
-def _cli(*args) -> int:
-    from tests.conftest import PINS
-
-    return main(["--pins", str(PINS), *args])
-
-
-@pytest.fixture
-def wheel_providers(monkeypatch):
-    monkeypatch.setenv("VERIFIER_PROVIDERS", "mirror,wheel,objects")
 
 
 def test_schema_command(capsys):
@@ -195,40 +242,33 @@ def test_schema_command(capsys):
     assert json.loads(out)["properties"]["schema_version"]["const"] == 1
 
 
-def test_record_command_is_deterministic(tmp_path, wheel_providers, capsys):
+def test_record_command_is_deterministic(fx, tmp_path, capsys):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
-    code_a = _cli("-q", "record", "--out", str(a))
-    code_b = _cli("-q", "record", "--out", str(b))
-    assert code_a == code_b and code_a in (0, 1)
+    code_a = main(["--pins", str(fx.pins), "-q", "record", "--out", str(a)])
+    code_b = main(["--pins", str(fx.pins), "-q", "record", "--out", str(b)])
+    assert code_a == code_b == 1
     assert a.read_bytes() == b.read_bytes()
     data = json.loads(a.read_text())
     _validate(data)
     assert data["summary"]["exit_code"] == code_a
-    assert len(data["lessons"]) == 5
-    # a stage that is in this build ran; one that is not says so (never silently absent)
-    from verifier.cli.record_cmd import stage
-
+    assert len(data["lessons"]) == 3
+    assert [c["verdict"] for c in data["claims"]] == ["verified"]
+    # the permalinks to a file absent at the pin, in both courses
+    assert [(f["course"], f["code"], f["line"]) for f in data["findings"]
+            if f["severity"] == "error"] == [("alpha-atlas", "VL102", 7), ("beta-atlas", "VL102", 7)]
     not_run = {n["stage"]: n["why"] for n in data["not_run"]}
-    for name, mod, func in [("lint", "verifier.lint", "run_lint"),
-                            ("check", "verifier.claims.check", "run_check")]:
-        assert (name in not_run) == (stage(mod, func) is None)
-    assert not_run["runtime"] == "not requested (--runtime none)"
+    assert not_run == {"runtime": "not requested (--runtime none)"}
 
 
-def test_record_command_timestamp_and_dir(tmp_path, wheel_providers):
+def test_record_command_timestamp_and_dir(fx, tmp_path):
     out = tmp_path / "rec"
-    assert _cli("-q", "record", "--lesson",
-                str(_lesson_file("mujoco-atlas", "state-and-time.md")),
-                "--timestamp", "2026-11-30T15:00:00Z", "--out", f"{out}/") in (0, 1)
+    lesson = fx.root / "courses" / "beta-atlas" / "docs" / "contact.md"
+    assert main(["--pins", str(fx.pins), "-q", "record", "--lesson", str(lesson),
+                 "--timestamp", "2026-11-30T15:00:00Z", "--out", f"{out}/"]) == 1
     data = json.loads((out / "verification.json").read_text())
     assert data["timestamp"] == "2026-11-30T15:00:00Z"
-    assert [les["path"] for les in data["lessons"]] == ["docs/state-and-time.md"]
-
-
-def _lesson_file(course, name):
-    from tests.conftest import COURSE
-
-    return COURSE / course / "docs" / name
+    assert [(les["course"], les["path"]) for les in data["lessons"]] == [
+        ("beta-atlas", "docs/contact.md")]
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -236,37 +276,34 @@ def _lesson_file(course, name):
     (["record", "--lesson", "/nonexistent/lesson.md"], "lesson /nonexistent/lesson.md does not"),
     (["record", "--sample", "3"], "--sample needs --runtime sample"),
     (["record", "--runtime", "sample", "--sample", "2.5"], "a fraction must be in (0, 1]"),
-])
-def test_record_usage_errors(args, needle, wheel_providers, capsys):
-    assert _cli(*args) == ExitCode.USAGE
-    err = capsys.readouterr().err
-    assert needle in " ".join(err.split()) and "Traceback" not in err
-
-
-@pytest.mark.parametrize("args,needle", [
     (["record", "--format", "pdf"], "unknown format pdf"),
     (["record", "--format", "json,sarif"], "several formats need --out DIR"),
     (["record", "--format", "json,sarif", "--out", "x.json"], "several formats need --out DIR"),
 ])
-def test_record_bad_format_is_usage_error(args, needle, capsys):
-    assert _cli(*args) == ExitCode.USAGE
-    assert needle in capsys.readouterr().err
+def test_record_usage_errors(fx, args, needle, capsys):
+    assert main(["--pins", str(fx.pins), *args]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert needle in " ".join(err.split()) and "Traceback" not in err
 
 
-def test_record_several_formats_in_one_run(tmp_path, wheel_providers, capsys):
-    lesson = str(_lesson_file("newton-atlas", "sensors-rendering.md"))
+def test_record_several_formats_in_one_run(fx, tmp_path, capsys):
     out = tmp_path / "v"
-    code = _cli("-q", "record", "--lesson", lesson, "--format", "json,sarif,junit,github,html",
-                "--out", f"{out}/")
+    code = main(["--pins", str(fx.pins), "-q", "record", "--format",
+                 "json,sarif,junit,github,html", "--out", f"{out}/"])
     assert sorted(p.name for p in out.iterdir()) == ["verification.html", "verification.json",
                                                      "verification.sarif", "verification.xml"]
     data = json.loads((out / "verification.json").read_text())
     assert data["summary"]["exit_code"] == code
     stdout = capsys.readouterr().out  # annotations (if any) went to the log
     assert all(line.startswith("::") for line in stdout.splitlines())
+    # the HTML page is the record's: re-rendered from the saved JSON it is the same
+    from verifier.report import RunReport
+
+    saved = RunReport.model_validate_json((out / "verification.json").read_text())
+    assert render(saved, "html") == (out / "verification.html").read_text(encoding="utf-8")
 
 
-def test_runtime_stage_is_called_with_paired_claims(real_project, monkeypatch):
+def test_runtime_stage_is_called_with_paired_claims(project, monkeypatch):
     """--runtime sample: check results are paired with their loaded claims by global id,
     handed to the runtime contract, and the sampling record lands in the report."""
     from dataclasses import dataclass
@@ -280,13 +317,13 @@ def test_runtime_stage_is_called_with_paired_claims(real_project, monkeypatch):
         lesson: str
         claim: object
 
-    lessons = [d for d in real_project.lessons() if d.path == "docs/state-and-time.md"]
-    results = [_claim(Verdict.VERIFIED, id="mujoco-atlas/state-and-time/a"),
-               _claim(Verdict.VERIFIED, id="mujoco-atlas/state-and-time/b"),
+    lessons = [d for d in project.lessons() if d.path == "docs/guide/intro.md"]
+    results = [_claim(Verdict.VERIFIED, id="beta-atlas/intro/a"),
+               _claim(Verdict.VERIFIED, id="beta-atlas/intro/b"),
                _claim(Verdict.UNAVAILABLE, id="orphan")]
     from types import SimpleNamespace
 
-    loaded = [Loaded(r.id, "mujoco-atlas", "docs/state-and-time.md",
+    loaded = [Loaded(r.id, "beta-atlas", "docs/guide/intro.md",
                      SimpleNamespace(id=r.id.rsplit("/", 1)[-1])) for r in results[:2]]
     seen = {}
 
@@ -302,19 +339,41 @@ def test_runtime_stage_is_called_with_paired_claims(real_project, monkeypatch):
              ("verifier.runtime", "confirm"): fake_confirm,
              ("verifier.claims.loader", "load_claims"): lambda p, ls: loaded}
     monkeypatch.setattr(record_cmd, "stage", lambda mod, func: fakes[(mod, func)])
-    kw = record_cmd.collect(real_project, lessons, runtime="sample", sample=2, seed=5)
+    kw = record_cmd.collect(project, lessons, runtime="sample", sample=2, seed=5)
     assert seen == {"mode": "sample", "sample": 2, "seed": 5,
-                    "ids": ["mujoco-atlas/state-and-time/a", "mujoco-atlas/state-and-time/b"]}
-    report = build_report(real_project, lessons=lessons, excerpts=False, **kw)
+                    "ids": ["beta-atlas/intro/a", "beta-atlas/intro/b"]}
+    report = build_report(project, lessons=lessons, excerpts=False, **kw)
     assert report.runtime.ran == 2 and report.runtime.statuses == {"confirmed": 2}
     assert report.runtime.sampling["seed"] == 5
     assert {c.id for c in report.claims} == {r.id for r in results}  # the orphan is kept
     assert "runtime" not in {n.stage for n in report.not_run}
     # a stage missing from the build is reported as not run, with the reason
     fakes[("verifier.runtime", "confirm")] = None
-    kw = record_cmd.collect(real_project, lessons, runtime="all")
+    kw = record_cmd.collect(project, lessons, runtime="all")
     assert any(n["stage"] == "runtime" and "not in this build" in n["why"]
                for n in kw["not_run"])
+
+
+@pytest.mark.wheels
+def test_real_course_smoke(course_dir, tmp_path, monkeypatch):
+    """The repository's own pins.toml and course: `record` writes every format, the HTML
+    has a section per lesson and a card per claim and finding."""
+    import re
+
+    from tests.conftest import PINS
+
+    monkeypatch.setenv("VERIFIER_PROVIDERS", "mirror,wheel,objects")
+    out = tmp_path / "out"
+    code = main(["--pins", str(PINS), "-q", "record", "--format", "json,html,sarif,junit",
+                 "--out", f"{out}/"])
+    assert code in (0, 1)
+    data = json.loads((out / "verification.json").read_text())
+    _validate(data)
+    assert data["summary"]["exit_code"] == code and data["lessons"]
+    page = (out / "verification.html").read_text(encoding="utf-8")
+    assert len(re.findall(r'<section class="lesson" ', page)) >= len(data["lessons"])
+    assert page.count('<div class="card claim ') == len(data["claims"])
+    assert page.count('<div class="card finding ') == len(data["findings"])
 
 
 def test_published_schema_is_current():

@@ -1,9 +1,10 @@
-"""The HTML report: self-contained, snippets only at pinned identity, and checked in a
-real headless Chromium (Debian's `chromium`; skipped with the reason when absent)."""
+"""The HTML report, from the fixture record: failures first, self-contained, snippets only
+at pinned identity, each unavailable cause once; checked in a real headless Chromium
+(Debian's `chromium`; skipped with the reason when absent)."""
 
 from __future__ import annotations
 
-import json
+import html as _h
 import os
 import re
 import shutil
@@ -12,98 +13,192 @@ from collections import Counter
 
 import pytest
 
+from tests.reporters.fixture_record import DR_CAUSE, FIXTURE, MJ_CAUSE
 from tests.reporters.pngread import colour_counts, read_png
-from tests.reporters.report_fixtures import made_claims, made_findings
-from verifier.report import build_report, claim_gid, safe_name
+from verifier.report import RunReport, claim_gid
 from verifier.reporters import render
-from verifier.reporters.html import COLOURS
-from verifier.results import ClaimResult, Evidence, Verdict
-
-pytestmark = pytest.mark.wheels
-
-
-@pytest.fixture
-def lessons(real_project):
-    return real_project.lessons()
+from verifier.reporters.html import (ATTENTION_BG, COLOURS, SEVERITY_COLOURS, attention_items,
+                                     claim_anchor, finding_anchors, lesson_order, sentence_html)
+from verifier.results import Severity, Verdict
 
 
 @pytest.fixture
-def report(real_project, lessons):
-    return build_report(real_project, lessons=lessons, claims=made_claims(real_project, lessons),
-                        findings=made_findings(lessons))
+def page(record) -> str:
+    return render(record, "html")
 
 
-def _claim_block(html: str, gid: str) -> str:
-    start = html.index(f'id="claim-{safe_name(gid)}"')
-    return html[start:html.index('<div class="claim ', start + 1)
-                if '<div class="claim ' in html[start + 1:] else len(html)]
+def card(page: str, anchor: str) -> str:
+    """The HTML of one card (claim or finding) by its id."""
+    start = page.index(f'id="{anchor}"')
+    start = page.rindex("<div ", 0, start)
+    m = re.compile(r'<div class="card |</section>|<details class="fold info').search(
+        page, start + 1)
+    return page[start:m.start() if m else len(page)]
 
 
-def test_self_contained(report):
-    html = render(report, "html")
-    assert html.startswith("<!DOCTYPE html>")
+def test_self_contained_and_deterministic(page, record):
+    assert page.startswith("<!DOCTYPE html>")
     assert not re.search(r"<(script|img|iframe|link|embed|object|source)\b[^>]*\b(src|href)=",
-                         html, re.I)
-    assert "@import" not in html and "url(" not in html
-    # the only URLs are navigational permalinks (never loaded) and the SVG namespace
-    urls = set(re.findall(r"https?://[^\s\"'<>)]+", html))
-    assert urls and all(u.startswith("https://github.com/") or
+                         page, re.I)
+    assert "@import" not in page and "url(" not in page
+    # the only URLs in attributes are navigational links (never loaded), in-page anchors
+    # and the SVG namespace
+    urls = set(re.findall(r'\b(?:href|xmlns)="([^"]+)"', page))
+    assert urls and all(u.startswith(("https://github.com/", "#")) or
                         u == "http://www.w3.org/2000/svg" for u in urls)
-    assert "<svg" in html and "<style>" in html and "<script>" in html
-    assert render(report, "html") == html  # deterministic
+    assert "<svg" in page and "<style>" in page and "<script>" in page
+    assert render(record, "html") == page
 
 
-def test_snippets_only_at_pinned_identity(report, real_project):
-    html = render(report, "html")
+def test_rendered_again_from_the_saved_record(record, page):
+    """The page needs nothing but the record: read back from JSON, it is the same page."""
+    again = RunReport.model_validate_json(FIXTURE.read_text(encoding="utf-8"))
+    assert render(again, "html") == page
+    assert render(again.model_copy(update={"excerpts": {}}), "html") != page
+
+
+def test_failure_summary_first_with_a_link_to_every_card(page, record):
+    claims, findings = attention_items(record)
+    assert claims and findings
+    box = page[page.index('<section id="attention">'):page.index("</section>",
+                                                              page.index('id="attention"'))]
+    # nothing but the header comes before it
+    assert page.index('id="attention"') < page.index('id="filters"') < page.index(
+        'class="lesson"')
+    anchors = finding_anchors(record.findings)
+    hrefs = re.findall(r'href="#([^"]+)"', box)
+    want = [claim_anchor(c) for c in claims] + [anchors[id(f)] for f in findings]
+    assert hrefs == want                     # failing claims first, then lint by severity
+    ids = set(re.findall(r'\bid="([^"]+)"', page))
+    assert set(want) <= ids                  # every link lands on a card
+    assert {c.verdict for c in claims} == {Verdict.DIVERGED, Verdict.STALE, Verdict.ERROR}
+    assert [f.severity for f in findings] == sorted(
+        (f.severity for f in findings), key=[Severity.ERROR, Severity.WARNING].index)
+    assert not any(f.severity is Severity.INFO for f in findings)
+
+
+def test_nothing_needs_attention_is_said(record):
+    clean = record.model_copy(update={
+        "claims": [c for c in record.claims if c.verdict in (Verdict.VERIFIED,
+                                                             Verdict.UNAVAILABLE)],
+        "findings": [f for f in record.findings if f.severity is Severity.INFO]})
+    page = render(clean, "html")
+    assert '<section id="attention" class="clean"><h2>Nothing needs attention</h2>' in page
+
+
+def test_lessons_most_in_need_first(page, record):
+    order = [f"{les.course}/{les.path}" for les in lesson_order(record)]
+    assert re.findall(r'<section class="lesson" id="[^"]+" data-lesson="([^"]+)"', page) \
+        == order + ["(other)"]
+
+    def need(name):
+        les = next(x for x in record.lessons if f"{x.course}/{x.path}" == name)
+        cl, fs = record.lesson_claims(les), record.lesson_findings(les)
+        return (sum(c.verdict.value in ("diverged", "stale", "error") for c in cl)
+                + sum(f.severity is Severity.ERROR for f in fs))
+
+    needs = [need(n) for n in order]
+    assert needs == sorted(needs, reverse=True) and needs[0] > needs[-1] == 0
+    assert order[-1] == "newton-atlas/docs/guide.md"  # the lesson with nothing at all
+
+
+def test_lint_findings_are_cards(page, record):
+    anchors = finding_anchors(record.findings)
+    assert len(set(anchors.values())) == len(record.findings)
+    for f in record.findings:
+        block = card(page, anchors[id(f)])
+        assert f'class="card finding s-{f.severity.value}"' in block
+        assert f'data-severity="{f.severity.value}"' in block
+        assert _h.escape(f.message) in block
+        if f.course:   # the lesson line in the course repository at its commit
+            course = next(c for c in record.pins.courses if c.name == f.course)
+            if course.git:
+                assert f'href="{course.git}/blob/{course.commit}/{f.path}#L{f.line}"' in block
+        if f.target and f.target.startswith("https://"):
+            assert f'href="{_h.escape(f.target)}">cited source lines</a>' in block
+    # info findings folded; the unchecked list of VL109 expandable, one row per item
+    assert re.search(r'<details class="fold info-findings"><summary>1 info finding', page)
+    vl109 = next(f for f in record.findings if f.code == "VL109")
+    block = card(page, anchors[id(vl109)])
+    assert "<summary>the 2 unchecked item(s)</summary>" in block
+    assert block.count("<tr><td>") == 2
+    for sev, colour in SEVERITY_COLOURS.items():
+        assert f".badge.s-{sev}{{background:{colour}}}" in page
+
+
+def test_verified_cards_show_what_was_asserted(page, record):
+    text_claim = next(c for c in record.claims if c.kind == "text")
+    block = card(page, claim_anchor(text_claim))
+    assert text_claim.verdict is Verdict.VERIFIED
+    assert "asserted:" in block and "<b>expected</b> <code>true</code>" in block
+    assert f"<b>pattern</b> <code>{_h.escape(text_claim.options['pattern'])}</code>" in block
+    assert "<b>flags</b> <code>i</code>" in block
+    enum = next(c for c in record.claims if c.id.endswith("/cone-values"))
+    block = card(page, claim_anchor(enum))
+    assert "<b>symbol</b> <code>mjtCone</code>" in block and "<b>compare</b>" in block
+    assert "<b>runtime</b> confirmed" in block
+
+
+def test_source_lines_only_at_pinned_identity_and_they_wrap(page, record):
     shown = 0
-    for c in report.claims:
-        block = _claim_block(html, claim_gid(c))
-        assert f'data-verdict="{c.verdict.value}"' in block
-        ev = c.evidence
-        if ev is not None and ev.status in ("pinned", "release"):
-            sf, text = real_project.sources.text(c.upstream, ev.path)
-            assert sf.blob == ev.blob
-            first = text.splitlines()[ev.lines[0] - 1]
-            import html as _h
-
-            assert f'<span class="ln">{ev.lines[0]}</span>{_h.escape(first)}' in block
+    for c in record.claims:
+        block = card(page, claim_anchor(c))
+        x = record.excerpts[claim_gid(c)]
+        if x.snippet is not None:
+            assert c.evidence.status in ("pinned", "release")
+            first = x.snippet.split("\n")[0]
+            assert (f'<span class="ln">{x.snippet_start}</span><span class="t">'
+                    f"{_h.escape(first)}</span>") in block
             shown += 1
         else:
-            assert "source unavailable at pinned identity" in block or "no evidence" in block
-            assert "<pre>" not in block
-    assert shown >= 3
+            assert '<div class="src">' not in block
+    assert shown >= 5
+    assert ".src .t{white-space:pre-wrap;overflow-wrap:anywhere}" in page
 
 
-def test_wrong_identity_is_never_shown(real_project, lessons):
-    """Evidence naming another blob than the one served: no snippet, said so."""
-    doc = next(d for d in lessons if d.path == "docs/state-and-time.md")
-    sf = real_project.sources.resolve("mujoco", "include/mujoco/mjdata.h")
-    assert sf.status.value == "pinned"
-    c = ClaimResult(id="mujoco-atlas/state-and-time/x", lesson=doc.path, line=1,
-                    upstream="mujoco", kind="symbol", verdict=Verdict.VERIFIED,
-                    course="mujoco-atlas",
-                    evidence=Evidence(path=sf.path, lines=(1, 3), blob="0" * 40, status="pinned",
-                                      permalink="https://github.com/google-deepmind/mujoco"))
-    html = render(build_report(real_project, lessons=[doc], claims=[c], findings=[]), "html")
-    block = _claim_block(html, c.id)
-    assert "source unavailable at pinned identity" in block and "<pre>" not in block
+def test_each_unavailable_cause_once(page, record):
+    """Provider failures shared by many files are written once, and cards link to them."""
+    unav = [c for c in record.claims if c.verdict is Verdict.UNAVAILABLE]
+    for cause in (MJ_CAUSE, DR_CAUSE):
+        assert page.count(_h.escape(cause)) == 1
+    causes = dict(re.findall(r'<li id="(cause-\d+)"><b>cause \d+</b> \((\d+) item', page))
+    assert len(causes) >= 2
+    for c in unav:
+        block = card(page, claim_anchor(c))
+        if "mismatch" in (c.message or ""):
+            continue   # a reason of its own: shown on its card
+        ref = re.search(r'href="#(cause-\d+)"', block)
+        assert ref and ref.group(1) in causes
+        assert c.evidence.path in block   # what is specific to the card stays there
+    # the causes list links back to every card that uses it
+    section = page[page.index('id="causes"'):page.index('id="filters"')]
+    for c in unav:
+        if "mismatch" not in (c.message or ""):
+            assert f'href="#{claim_anchor(c)}"' in section
 
 
-def test_sentence_beside_snippet(report, lessons):
-    html = render(report, "html")
-    texts = {(d.course, d.path): d.text.splitlines() for d in lessons}
-    with_fragment = 0
-    for c in report.claims:
-        block = _claim_block(html, claim_gid(c))
-        assert f"lesson, line {c.line}" in block
-        if c.fragment:
-            assert f"<mark>" in block
-            with_fragment += 1
-        x = report.excerpts[claim_gid(c)]
-        assert x.sentence and x.sentence_line == c.line
-        assert "](" not in x.sentence  # Markdown links shown as their text
-        assert texts[(c.course, c.lesson)][c.line - 1].strip()
-    assert with_fragment
+@pytest.mark.parametrize("sentence,fragment,want", [
+    ("摩擦锥 `mjCONE_ELLIPTIC` 是 **椭圆** 锥", "`mjCONE_ELLIPTIC` 是",
+     "摩擦锥 <code><mark>mjCONE_ELLIPTIC</mark></code><mark> 是</mark> <strong>椭圆</strong> 锥"),
+    ("## `mjSTATE_PHYSICS` 组成", "mjSTATE_PHYSICS",
+     "<code><mark>mjSTATE_PHYSICS</mark></code> 组成"),
+    ("| `f(x)` | 作用 |", "`f(x)`", "<code><mark>f(x)</mark></code> · 作用"),
+    ("- 见 [说明](guide.md) 与 <b>原文</b>", None, "见 说明 与 &lt;b&gt;原文&lt;/b&gt;"),
+])
+def test_lesson_markdown_is_rendered(sentence, fragment, want):
+    assert sentence_html(sentence, fragment) == want
+
+
+def test_lesson_pane_has_no_raw_markdown(page, record):
+    for c in record.claims:
+        x = record.excerpts[claim_gid(c)]
+        if not x.sentence:
+            continue
+        block = card(page, claim_anchor(c))
+        pane = block[block.index('<p class="sentence">'):]
+        pane = pane[:pane.index("</p>")]
+        assert "`" not in pane and "**" not in pane and not pane.startswith(
+            '<p class="sentence">#')
 
 
 # --------------------------------------------------------------------------- browser
@@ -128,97 +223,94 @@ def run_browser(tmp_path, url: str, *extra: str) -> subprocess.CompletedProcess:
     return proc
 
 
-def visible_claims(dom: str) -> Counter:
-    """verdicts of the claim blocks not hidden, from Chromium's serialised DOM."""
+def visible(dom: str, kind: str, attr: str) -> Counter:
+    """Values of `attr` over the cards of `kind` that are not hidden, from the DOM."""
     out = Counter()
-    for tag in re.findall(r'<div class="claim v-[a-z]+"[^>]*>', dom):
+    for tag in re.findall(rf'<div class="card {kind} [^"]+"[^>]*>', dom):
         if not re.search(r'\shidden(=""|\s|>)', tag):
-            out[re.search(r'data-verdict="([a-z]+)"', tag).group(1)] += 1
+            out[re.search(rf'{attr}="([^"]*)"', tag).group(1)] += 1
     return out
 
 
+@pytest.fixture
+def page_file(tmp_path, page):
+    p = tmp_path / "report.html"
+    p.write_text(page, encoding="utf-8")
+    return p
+
+
 @pytest.mark.browser
-def test_browser_filters(report, tmp_path):
-    page = tmp_path / "report.html"
-    page.write_text(render(report, "html"), encoding="utf-8")
-    want = Counter(c.verdict.value for c in report.claims)
-    dom = run_browser(tmp_path, page.as_uri(), "--dump-dom").stdout
-    assert visible_claims(dom) == want
-    assert f"{len(report.claims)} of {len(report.claims)} claims shown" in dom
-    dom = run_browser(tmp_path, page.as_uri() + "#verdict=diverged", "--dump-dom").stdout
-    assert visible_claims(dom) == Counter({"diverged": want["diverged"]})
-    assert f'data-shown="{want["diverged"]}"' in dom
-    newton = Counter(c.verdict.value for c in report.claims if c.upstream == "newton")
-    dom = run_browser(tmp_path, page.as_uri() + "#upstream=newton", "--dump-dom").stdout
-    assert visible_claims(dom) == newton and newton
-    both = Counter(c.verdict.value for c in report.claims
-                   if c.upstream == "mujoco" and c.kind in ("enum", "branch"))
-    dom = run_browser(tmp_path, page.as_uri() + "#upstream=mujoco&kind=enum,branch",
+def test_browser_filters_reach_claims_and_findings(record, page_file, tmp_path):
+    want_v = Counter(c.verdict.value for c in record.claims)
+    want_s = Counter(f.severity.value for f in record.findings)
+    dom = run_browser(tmp_path, page_file.as_uri(), "--dump-dom").stdout
+    assert visible(dom, "claim", "data-verdict") == want_v
+    assert visible(dom, "finding", "data-severity") == want_s
+    assert (f"{len(record.claims)} of {len(record.claims)} claims, {len(record.findings)} of "
+            f"{len(record.findings)} lint findings shown") in dom
+    dom = run_browser(tmp_path, page_file.as_uri() + "#verdict=diverged", "--dump-dom").stdout
+    assert visible(dom, "claim", "data-verdict") == Counter({"diverged": want_v["diverged"]})
+    assert f'data-shown="{want_v["diverged"]}"' in dom
+    # the severity filter reaches lint findings (and leaves claims alone)
+    dom = run_browser(tmp_path, page_file.as_uri() + "#severity=error", "--dump-dom").stdout
+    assert visible(dom, "finding", "data-severity") == Counter({"error": want_s["error"]})
+    assert visible(dom, "claim", "data-verdict") == want_v
+    assert f'data-shown-findings="{want_s["error"]}"' in dom
+    # upstream and course filters reach both
+    newton_c = Counter(c.verdict.value for c in record.claims if c.upstream == "newton")
+    dom = run_browser(tmp_path, page_file.as_uri() + "#upstream=newton", "--dump-dom").stdout
+    assert visible(dom, "claim", "data-verdict") == newton_c and newton_c
+    drake_f = Counter(f.severity.value for f in record.findings if f.course == "drake-atlas")
+    dom = run_browser(tmp_path, page_file.as_uri() + "#course=drake-atlas&severity=warning,error",
                       "--dump-dom").stdout
-    assert visible_claims(dom) == both
-    # a lesson with no matching claim says so
-    assert re.search(r'<p class="none-shown">No claim matches', dom)
+    assert visible(dom, "finding", "data-severity") == Counter(
+        {k: n for k, n in drake_f.items() if k != "info"})
+    both = Counter(c.verdict.value for c in record.claims
+                   if c.upstream == "mujoco" and c.kind in ("enum", "members"))
+    dom = run_browser(tmp_path, page_file.as_uri() + "#upstream=mujoco&kind=enum,members",
+                      "--dump-dom").stdout
+    assert visible(dom, "claim", "data-verdict") == both
+    assert re.search(r'<p class="none-shown">Nothing here matches', dom)
 
 
 @pytest.mark.browser
-def test_browser_screenshot(report, tmp_path):
-    page = tmp_path / "report.html"
-    page.write_text(render(report, "html"), encoding="utf-8")
+def test_browser_failure_summary_is_the_first_screen(record, page_file, tmp_path):
+    """At 1280x800 the first screen is the header and the needs-attention box, and every
+    failing claim and lint error/warning is listed in it."""
+    shot = tmp_path / "first.png"
+    run_browser(tmp_path, page_file.as_uri(), f"--screenshot={shot}", "--window-size=1280,800")
+    width, height, rows = read_png(shot.read_bytes())
+    assert (width, height) == (1280, 800)
+    box = {"attention": ATTENTION_BG}
+    per_row = [colour_counts([row], box)["attention"] for row in rows]
+    filled = [y for y, n in enumerate(per_row) if n > 200]
+    assert filled, "the needs-attention box is not on the first screen"
+    top, bottom = filled[0], filled[-1]
+    assert top < 200 and bottom - top > 150, (top, bottom)
+    # the badges of the failures (red/orange/purple) are inside the box
+    badges = colour_counts(rows[top:bottom], {k: COLOURS[k] for k in ("diverged", "stale",
+                                                                      "error")})
+    assert all(n > 100 for n in badges.values()), badges
+    dom = run_browser(tmp_path, page_file.as_uri(), "--dump-dom").stdout
+    claims, findings = attention_items(record)
+    box_dom = dom[dom.index('id="attention"'):dom.index("</section>", dom.index('id="attention"'))]
+    assert box_dom.count("<li>") == len(claims) + len(findings)
+
+
+@pytest.mark.browser
+def test_browser_screenshot_has_the_colours(record, page_file, tmp_path):
     shot = tmp_path / "report.png"
-    run_browser(tmp_path, page.as_uri(), f"--screenshot={shot}", "--window-size=1280,1600")
-    data = shot.read_bytes()
-    assert len(data) > 20_000
-    width, height, rows = read_png(data)
-    assert (width, height) == (1280, 1600)
+    run_browser(tmp_path, page_file.as_uri(), f"--screenshot={shot}", "--window-size=1280,3000")
+    width, height, rows = read_png(shot.read_bytes())
+    assert (width, height) == (1280, 3000)
     counts = colour_counts(rows, COLOURS)
-    # the chart bars and badges are painted in each verdict's colour that occurs
-    for verdict in {c.verdict.value for c in report.claims}:
+    for verdict in {c.verdict.value for c in record.claims}:
         assert counts[verdict] > 300, (verdict, counts)
+    counts = colour_counts(rows, SEVERITY_COLOURS)
+    for sev in ("error", "warning", "info"):
+        assert counts[sev] > 100, (sev, counts)
     distinct = {row[x:x + 3] for row in rows[::8] for x in range(0, len(row), 24)}
     assert len(distinct) > 50  # text, tables, code: not a blank page
-
-
-@pytest.mark.browser
-def test_browser_five_lessons_through_record(tmp_path, monkeypatch):
-    """`verifier record --format html` over the five course lessons, opened in Chromium."""
-    from tests.conftest import PINS, course_dir  # noqa: F401
-    from verifier.cli.main import main
-
-    if not (PINS.parent / ".." / "shared" / "course").resolve().is_dir():
-        pytest.skip("course input not found")
-    monkeypatch.setenv("VERIFIER_PROVIDERS", "mirror,wheel,objects")
-    page = tmp_path / "out" / "verification.html"
-    record = tmp_path / "out" / "verification.json"
-    code = main(["--pins", str(PINS), "-q", "record", "--format", "html", "--out",
-                 f"{tmp_path / 'out'}/"])
-    assert main(["--pins", str(PINS), "-q", "record", "--out", str(record)]) == code
-    data = json.loads(record.read_text())
-    dom = run_browser(tmp_path, page.as_uri(), "--dump-dom").stdout
-    lessons = re.findall(r'<section class="lesson" data-lesson="([^"]+)"', dom)
-    assert lessons == [f"{les['course']}/{les['path']}" for les in data["lessons"]]
-    assert len(lessons) == 5
-    assert dom.count('class="claim v-') == len(data["claims"])
-    assert f"{len(data['claims'])} of {len(data['claims'])} claims shown" in dom
-    for les in data["lessons"]:
-        assert f">{les['course']}/{les['path']}</text>" in dom  # a chart row per lesson
-    shot = tmp_path / "five.png"
-    run_browser(tmp_path, page.as_uri(), f"--screenshot={shot}", "--window-size=1280,1200")
-    width, height, rows = read_png(shot.read_bytes())
-    assert (width, height) == (1280, 1200)
-    distinct = {row[x:x + 3] for row in rows[::8] for x in range(0, len(row), 24)}
-    assert len(distinct) > 20
-
-
-def test_findings_in_their_lesson_section(report):
-    import html as _h
-
-    page = render(report, "html")
-    sections = dict(re.findall(r'<section class="lesson" data-lesson="([^"]+)">(.*?)</section>',
-                               page, re.S))
-    assert report.findings
-    for f in report.findings:
-        body = sections[f"{f.course}/{f.path}"]
-        assert _h.escape(f.message) in body and f"<td>{f.severity.value}</td>" in body
 
 
 def test_missing_browser_skips_with_reason(monkeypatch):

@@ -57,7 +57,8 @@ def _result(lc: LoadedClaim, line: int | None, verdict: Verdict, *, actual=None,
     c = lc.claim
     return ClaimResult(id=lc.gid, lesson=lc.lesson, line=line, upstream=lc.upstream or "",
                        kind=c.kind, verdict=verdict, expected=c.expected, actual=actual,
-                       evidence=evidence, message=message, course=lc.course, fragment=c.fragment)
+                       evidence=evidence, message=message, course=lc.course, fragment=c.fragment,
+                       symbol=c.symbol, options=dict(c.options))
 
 
 def _error(lc: LoadedClaim, line: int | None, msg: str) -> ClaimResult:

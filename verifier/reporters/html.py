@@ -1,91 +1,132 @@
-"""One self-contained HTML report: inline CSS, inline JS, inline SVG; no network.
+"""One self-contained HTML report, failures first: inline CSS, JS and SVG; no network.
 
-Each lesson's claims with verdict colours, filters by verdict / upstream / kind
-(also settable from the URL fragment, e.g. `report.html#verdict=diverged`), the
-lesson sentence beside the source snippet at the evidence lines -- only from
-pinned or release sources, otherwise "source unavailable at pinned identity" --
-and a small SVG chart of verdicts per lesson."""
+Rendered from the record alone (`RunReport`, e.g. read back from a saved
+verification.json), top to bottom:
+
+- a **needs attention** box: every diverged, stale and error claim and every lint error
+  and warning, each linked to its card (or a plain statement that nothing needs it);
+- **not checked**: every distinct reason why claims or lint items could not be checked,
+  shown once and referenced from the cards it applies to;
+- filters by verdict, severity, upstream, kind and course (also settable from the URL
+  fragment, e.g. `report.html#verdict=diverged&severity=error,warning`);
+- the lessons, most in need of attention first. A claim card shows what was asserted
+  (symbol, expected value, options such as a pattern), the lesson sentence (its Markdown
+  rendered) beside the source at the evidence lines -- only from pinned or release
+  sources -- and the verdict. Lint findings are cards too, coloured by severity, with
+  links to the lesson line and the cited source lines; info findings and lists of
+  unchecked items are folded;
+- run details: verdicts per lesson (SVG), pins, courses, what did not run.
+"""
 
 from __future__ import annotations
 
+import re
+from collections import Counter, defaultdict
 from html import escape
 
-from verifier.report import (VERDICT_ORDER, Excerpt, RunReport, claim_gid, claim_sort_key,
-                             finding_sort_key, safe_name)
+from markdown_it import MarkdownIt
+
+from verifier.report import (FAILING, SEVERITY_ORDER, VERDICT_ORDER, Excerpt, LessonRecord,
+                             RunReport, claim_gid, claim_sort_key, finding_sort_key, safe_name)
 from verifier.reporters.rules import claim_rule, finding_rule, short_value
-from verifier.results import ClaimResult, Verdict
+from verifier.results import ClaimResult, Finding, Severity, Verdict
 
 COLOURS = {"verified": "#1a7f37", "diverged": "#cf222e", "stale": "#bc4c00",
            "unavailable": "#6e7781", "error": "#8250df"}
+SEVERITY_COLOURS = {"error": "#cf222e", "warning": "#9a6700", "info": "#0969da"}
+ATTENTION_BG = "#ffebe9"   # the needs-attention box (only there)
+CLEAN_BG = "#dafbe1"       # ... when nothing needs attention
 VERDICTS = sorted(Verdict, key=lambda v: VERDICT_ORDER[v])
+SEVERITIES = sorted(Severity, key=lambda s: SEVERITY_ORDER[s])
 
 CSS = """
 :root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#ffffff;--soft:#f6f8fa}
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI","Noto Sans","Noto Sans CJK SC",sans-serif;
- color:var(--fg);background:var(--bg);margin:0;padding:16px 24px;max-width:1280px}
-h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:22px 0 8px}h3{font-size:15px}
-code,pre{font:12.5px/1.4 ui-monospace,"DejaVu Sans Mono",monospace}
+ color:var(--fg);background:var(--bg);margin:0 auto;padding:12px 24px;max-width:1320px}
+h1{font-size:21px;margin:0 0 2px}h2{font-size:17px;margin:20px 0 6px}h3{font-size:15px;margin:8px 0}
+code,pre,.src{font:12.5px/1.4 ui-monospace,"DejaVu Sans Mono",monospace}
+a{color:#0969da}
 .muted{color:var(--muted)}
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid var(--line);padding:3px 8px;
  text-align:left;vertical-align:top}th{background:var(--soft)}
 .badge{display:inline-block;color:#fff;border-radius:10px;padding:0 9px;font-weight:600;
- font-size:12px;line-height:20px}
-""" + "".join(f".v-{k}{{background:{c}}}.claim.v-{k}{{border-left-color:{c}}}\n"
-              for k, c in COLOURS.items()) + """
-#filters{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:8px 12px;
- position:sticky;top:0;z-index:1}
-#filters fieldset{display:inline-block;border:0;margin:0 18px 0 0;padding:0}
+ font-size:12px;line-height:20px;white-space:nowrap}
+#attention{border:1px solid #ff818266;border-radius:6px;padding:8px 14px;margin:10px 0;
+ background:""" + ATTENTION_BG + """}
+#attention.clean{background:""" + CLEAN_BG + """;border-color:#4ac26b66}
+#attention h2{margin:2px 0 6px}
+#attention ol{margin:0;padding-left:22px;columns:2 520px;column-gap:28px}
+#attention li{break-inside:avoid;margin:1px 0}
+#attention .where{font-family:ui-monospace,monospace;font-size:12.5px}
+details.box{border:1px solid var(--line);border-radius:6px;padding:6px 12px;margin:8px 0;
+ background:var(--soft)}details.box>summary{cursor:pointer;font-weight:600}
+#causes li{margin:4px 0}
+#filters{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:6px 12px;
+ position:sticky;top:0;z-index:2;margin:10px 0}
+#filters fieldset{display:inline-block;border:0;margin:0 16px 0 0;padding:0}
 #filters legend{font-weight:600;float:left;margin-right:6px}
 #filters label{margin-right:8px;white-space:nowrap}
-.claim{border:1px solid var(--line);border-left:6px solid;border-radius:6px;margin:10px 0;
- padding:8px 10px;background:#fff}
-.claim[hidden]{display:none}
-.claim-head{display:flex;gap:10px;align-items:baseline;flex-wrap:wrap}
-.pair{display:grid;grid-template-columns:1fr 1fr;gap:10px;margin-top:6px}
+.lesson{border-top:2px solid var(--line);margin-top:14px}
+.lesson>h2 code{font-size:15px}
+.card{border:1px solid var(--line);border-left:6px solid;border-radius:6px;margin:8px 0;
+ padding:6px 10px;background:#fff}
+.card[hidden]{display:none}
+.head{display:flex;gap:10px;align-items:baseline;flex-wrap:wrap}
+.pair{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:10px;margin-top:6px}
 .pane{background:var(--soft);border:1px solid var(--line);border-radius:4px;padding:6px 8px;
  min-width:0}
-.pane .label{font-size:12px;color:var(--muted);margin-bottom:4px}
-blockquote{margin:0;white-space:pre-wrap;word-break:break-word}
+.pane .label{font-size:12px;color:var(--muted);margin-bottom:4px;overflow-wrap:anywhere}
+.sentence{margin:0;overflow-wrap:anywhere}
 mark{background:#fff8c5}
-pre{margin:0;overflow:auto;max-height:320px}
-.ln{display:inline-block;min-width:3.5em;color:var(--muted);user-select:none}
+.src{margin:0;max-height:360px;overflow-y:auto}
+.src .sl{display:grid;grid-template-columns:3.6em minmax(0,1fr)}
+.src .ln{color:var(--muted);user-select:none;text-align:right;padding-right:.8em}
+.src .t{white-space:pre-wrap;overflow-wrap:anywhere}
 .unavailable{color:var(--muted);font-style:italic;margin:0}
-.kv{margin:6px 0 0;font-size:13px}
+.kv{margin:4px 0 0;font-size:13px;overflow-wrap:anywhere}
+.kv b{font-weight:600}
 .none-shown{color:var(--muted);font-style:italic}
-details.findings{margin:10px 0}details.findings summary{cursor:pointer}
-"""
+details.fold{margin:6px 0}details.fold>summary{cursor:pointer;color:var(--muted)}
+.unchecked td{font-size:12.5px}
+.lesson>h2 .sha{font-size:12px;font-weight:normal}
+""" + "".join(f".badge.v-{k}{{background:{c}}}.card.v-{k}{{border-left-color:{c}}}\n"
+              for k, c in COLOURS.items()) + "".join(
+    f".badge.s-{k}{{background:{c}}}.card.s-{k}{{border-left-color:{c}}}\n"
+    for k, c in SEVERITY_COLOURS.items())
 
 JS = """
 (function () {
+  var groups = ['verdict', 'severity', 'upstream', 'kind', 'course'];
   var boxes = Array.prototype.slice.call(document.querySelectorAll('input[data-filter]'));
   function apply() {
     var on = {};
-    boxes.forEach(function (b) {
-      on[b.dataset.filter] = on[b.dataset.filter] || {};
-      if (b.checked) on[b.dataset.filter][b.value] = true;
-    });
-    var shown = 0, total = 0;
-    document.querySelectorAll('.claim').forEach(function (el) {
-      total++;
-      var ok = ['verdict', 'upstream', 'kind'].every(function (k) {
-        return !on[k] || on[k][el.dataset[k]] === true;
+    groups.forEach(function (g) { on[g] = {}; });
+    boxes.forEach(function (b) { if (b.checked) on[b.dataset.filter][b.value] = true; });
+    var n = {claim: [0, 0], finding: [0, 0]};
+    document.querySelectorAll('.card').forEach(function (el) {
+      var ok = groups.every(function (g) {
+        var v = el.getAttribute('data-' + g);
+        return v === null || on[g][v] === true;
       });
       el.hidden = !ok;
-      if (ok) shown++;
+      n[el.dataset.type][1]++;
+      if (ok) n[el.dataset.type][0]++;
     });
     document.querySelectorAll('section.lesson').forEach(function (s) {
       var note = s.querySelector('.none-shown');
-      if (note) note.hidden = !s.querySelector('.claim') || !!s.querySelector('.claim:not([hidden])');
+      if (note) note.hidden = !!s.querySelector('.card:not([hidden])');
     });
-    document.getElementById('shown').textContent = shown + ' of ' + total + ' claims shown';
-    document.body.setAttribute('data-shown', String(shown));
+    document.getElementById('shown').textContent = n.claim[0] + ' of ' + n.claim[1] +
+      ' claims, ' + n.finding[0] + ' of ' + n.finding[1] + ' lint findings shown';
+    document.body.setAttribute('data-shown', String(n.claim[0]));
+    document.body.setAttribute('data-shown-findings', String(n.finding[0]));
   }
   var hash = location.hash.replace(/^#/, '');
-  if (hash) {
+  if (hash.indexOf('=') > 0) {
     hash.split('&').forEach(function (part) {
       var kv = part.split('=');
-      if (kv.length !== 2) return;
+      if (kv.length !== 2 || groups.indexOf(kv[0]) < 0) return;
       var vals = decodeURIComponent(kv[1]).split(',');
       boxes.forEach(function (b) {
         if (b.dataset.filter === kv[0]) b.checked = vals.indexOf(b.value) >= 0;
@@ -102,70 +143,421 @@ def e(v: object) -> str:
     return escape("" if v is None else str(v), quote=True)
 
 
-def _sentence_html(x: Excerpt, fragment: str | None) -> str:
-    s = x.sentence or ""
-    if fragment and fragment in s:
-        i = s.index(fragment)
-        return e(s[:i]) + "<mark>" + e(fragment) + "</mark>" + e(s[i + len(fragment):])
-    return e(s)
+# --------------------------------------------------------------------------- lesson Markdown
+
+_MD = MarkdownIt("commonmark", {"html": False})
+_LINE_PREFIX = re.compile(r"^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)+")
 
 
-def _claim_html(c: ClaimResult, x: Excerpt | None) -> str:
-    v = c.verdict.value
-    head = (f'<div class="claim-head"><span class="badge v-{v}">{v}</span>'
-            f"<code>{e(c.id)}</code><span>{e(c.kind)} · {e(claim_rule(c))} · {e(c.upstream)}"
-            f"</span><span class=\"muted\">lesson line {e(c.line or '?')}</span></div>")
-    parts = [head]
-    if c.message:
-        parts.append(f'<p class="kv">{e(c.message)}</p>')
-    if c.verdict in (Verdict.DIVERGED, Verdict.STALE):
-        parts.append(f'<p class="kv">expected <code>{e(short_value(c.expected, 300))}</code> · '
-                     f'pinned source has <code>{e(short_value(c.actual, 300))}</code></p>')
-    if c.runtime is not None:
-        parts.append(f'<p class="kv">runtime: {e(c.runtime.status)}'
-                     + (f" — {e(c.runtime.message)}" if c.runtime.message else "") + "</p>")
-    x = x or Excerpt()
-    if x.sentence:
-        left = (f'<div class="label">lesson, line {e(x.sentence_line)}</div>'
-                f"<blockquote>{_sentence_html(x, c.fragment)}</blockquote>")
-    else:
-        left = ('<div class="label">lesson</div><p class="unavailable">lesson sentence not '
-                'found' + (f" (fragment: {e(c.fragment)})" if c.fragment else "") + "</p>")
+def _leaves(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Inline Markdown as (plain text, wrapping tags) pieces; links keep only their text."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    stack: list[str] = []
+    tags = {"strong_open": "strong", "em_open": "em", "s_open": "s"}
+    for tok in (_MD.parseInline(text)[0].children or []) if text else []:
+        if tok.type in tags:
+            stack.append(tags[tok.type])
+        elif tok.type.endswith("_close") and tok.type != "link_close":
+            if stack:
+                stack.pop()
+        elif tok.type == "code_inline":
+            out.append((tok.content, (*stack, "code")))
+        elif tok.type in ("softbreak", "hardbreak"):
+            out.append((" ", tuple(stack)))
+        elif tok.type == "image":
+            out.append((tok.content or "", tuple(stack)))
+        elif tok.type in ("text", "html_inline"):
+            out.append((tok.content, tuple(stack)))
+    return out
+
+
+def _plain(text: str) -> str:
+    return "".join(t for t, _ in _leaves(text))
+
+
+def sentence_html(sentence: str, fragment: str | None) -> str:
+    """The lesson line with its inline Markdown rendered (code, emphasis; links as their
+    text; block markers and table pipes dropped) and the claim's fragment marked."""
+    line = _LINE_PREFIX.sub("", sentence.strip())
+    if line.startswith("|"):
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+        line = " · ".join(c for c in cells if c)
+    leaves = _leaves(line)
+    plain = "".join(t for t, _ in leaves)
+    lo = hi = -1
+    if fragment:
+        for cand in (_plain(fragment), fragment, fragment.replace("`", "")):
+            cand = cand.strip()
+            if cand and cand in plain:
+                lo = plain.index(cand)
+                hi = lo + len(cand)
+                break
+    out, pos = [], 0
+    for text, wrap in leaves:
+        a, b = pos, pos + len(text)
+        pos = b
+        if lo < b and hi > a and lo >= 0:
+            s, t = max(lo, a) - a, min(hi, b) - a
+            inner = e(text[:s]) + "<mark>" + e(text[s:t]) + "</mark>" + e(text[t:])
+        else:
+            inner = e(text)
+        for tag in reversed(wrap):
+            inner = f"<{tag}>{inner}</{tag}>"
+        out.append(inner)
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- causes
+
+
+class Causes:
+    """Why things could not be checked, each distinct reason once.
+
+    A reason ("a; b; c") is split at "; ". A part that occurs in two or more distinct
+    reasons (e.g. the same provider failure for many files) belongs to a shared cause: the
+    shared parts of a reason, together, are listed once in the report and referenced from
+    each card. The rest of a reason (e.g. which blob was missing) stays on its card."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        in_reasons: dict[str, set[str]] = defaultdict(set)
+        for r in reasons:
+            for part in self.parts(r):
+                in_reasons[part].add(r)
+        self.shared = {p for p, rs in in_reasons.items() if len(rs) >= 2}
+        counts: Counter[str] = Counter()
+        for r in reasons:
+            key = self.key(r)
+            if key:
+                counts[key] += 1
+        ordered = sorted(counts, key=lambda k: (-counts[k], k))
+        self.ids = {k: i + 1 for i, k in enumerate(ordered)}
+        self.counts = counts
+        self.users: dict[str, list[tuple[str, str]]] = defaultdict(list)
+
+    @staticmethod
+    def parts(reason: str) -> list[str]:
+        return [p.strip() for p in (reason or "").split("; ") if p.strip()]
+
+    def key(self, reason: str) -> str:
+        return "; ".join(p for p in self.parts(reason) if p in self.shared)
+
+    def html(self, reason: str | None, anchor: str | None = None, label: str = "") -> str:
+        """The card's own part of `reason`, plus a link to its shared cause."""
+        if not reason:
+            return ""
+        own = "; ".join(p for p in self.parts(reason) if p not in self.shared)
+        key = self.key(reason)
+        out = e(own)
+        if key:
+            n = self.ids[key]
+            if anchor:
+                self.users[key].append((anchor, label))
+            short = key if len(key) <= 60 else key[:59] + "…"
+            out += (("; " if own else "") + f'<a class="cause-ref" href="#cause-{n}">'
+                    f"cause {n}</a> <span class=\"muted\">({e(short)})</span>")
+        return out
+
+
+# --------------------------------------------------------------------------- links
+
+
+def _web(url: str | None) -> bool:
+    return bool(url) and url.startswith(("https://", "http://"))
+
+
+def lesson_link(report: RunReport, course: str | None, path: str,
+                line: int | None) -> str | None:
+    """The lesson line in its course repository at the pinned course commit."""
+    c = next((c for c in report.pins.courses if c.name == course), None)
+    if c is None or not c.git or not c.commit or not _web(c.git):
+        return None
+    base = c.git.rstrip("/").removesuffix(".git")
+    return f"{base}/blob/{c.commit}/{path}" + (f"#L{line}" if line else "")
+
+
+def _cited_link(report: RunReport, f: Finding) -> str | None:
+    if _web(f.target):
+        return f.target
+    up = next((u for u in report.pins.upstreams if u.name == f.upstream), None)
+    path = f.data.get("path") if isinstance(f.data, dict) else None
+    if up is None or not isinstance(path, str) or not _web(up.repo):
+        return None
+    url = f"{up.repo.rstrip('/').removesuffix('.git')}/blob/{up.commit}/{path}"
+    start, end = f.data.get("start"), f.data.get("end")
+    if isinstance(start, int):
+        url += f"#L{start}" + (f"-L{end}" if isinstance(end, int) and end != start else "")
+    return url
+
+
+def _a(url: str | None, text: str, title: str | None = None) -> str:
+    t = f' title="{e(title)}"' if title else ""
+    return f'<a href="{e(url)}"{t}>{text}</a>' if url else text
+
+
+# --------------------------------------------------------------------------- cards
+
+
+def claim_anchor(c: ClaimResult) -> str:
+    return "claim-" + safe_name(claim_gid(c))
+
+
+def finding_anchors(findings: list[Finding]) -> dict[int, str]:
+    """id(finding) -> a unique, deterministic anchor (findings in record order)."""
+    out, used = {}, Counter()
+    for f in findings:
+        base = "finding-" + safe_name(f"{f.course or '-'}-{f.path}-{f.line}-{finding_rule(f)}")
+        used[base] += 1
+        out[id(f)] = base if used[base] == 1 else f"{base}-{used[base]}"
+    return out
+
+
+def _asserted(c: ClaimResult) -> str:
+    bits = []
+    if c.symbol:
+        bits.append(f"<b>symbol</b> <code>{e(c.symbol)}</code>")
+    if c.evidence is not None:
+        bits.append(f"<b>in</b> <code>{e(c.evidence.path)}</code>")
+    if c.expected is not None:
+        bits.append(f"<b>expected</b> <code>{e(short_value(c.expected, 300))}</code>")
+    for k, v in sorted(c.options.items()):
+        shown = v if isinstance(v, str) else short_value(v, 200)
+        bits.append(f"<b>{e(k)}</b> <code>{e(shown)}</code>")
+    return ('<p class="kv asserted">asserted: ' + " · ".join(bits) + "</p>") if bits else ""
+
+
+def _source_pane(c: ClaimResult, x: Excerpt, causes: Causes, anchor: str) -> str:
     ev = c.evidence
     if ev is not None:
         rng = f" L{ev.lines[0]}-L{ev.lines[1]}" if ev.lines else ""
-        label = e(f"{c.upstream}: {ev.path}{rng}")
-        link = f'<a href="{e(ev.permalink)}">{label}</a>' if ev.permalink else label
+        label = _a(ev.permalink if _web(ev.permalink) else None, e(f"{c.upstream}: {ev.path}{rng}"))
         ident = f" · blob <code>{e((ev.blob or '—')[:12])}</code> · {e(ev.status or '?')}"
-        src_label = f'<div class="label">{link}{ident}</div>'
+        if ev.provider:
+            ident += f" · via {e(ev.provider)}"
+        head = f'<div class="label">{label}{ident}</div>'
     else:
-        src_label = f'<div class="label">{e(c.upstream)}: no source location</div>'
+        head = f'<div class="label">{e(c.upstream)}: no source location</div>'
     if x.snippet is not None:
         start = x.snippet_start or 1
-        body = "\n".join(f'<span class="ln">{start + i}</span>{e(line)}'
-                         for i, line in enumerate(x.snippet.split("\n")))
-        right = f"{src_label}<pre>{body}</pre>"
+        rows = "".join(f'<div class="sl"><span class="ln">{start + i}</span>'
+                       f'<span class="t">{e(line) or " "}</span></div>'
+                       for i, line in enumerate(x.snippet.split("\n")))
+        return f'{head}<div class="src">{rows}</div>'
+    if c.verdict is Verdict.UNAVAILABLE:
+        return (f'{head}<p class="unavailable">not checked: '
+                f"{causes.html(c.message, anchor, claim_gid(c)) or 'source unavailable'}</p>")
+    note = x.snippet_note or "source unavailable at pinned identity"
+    return f'{head}<p class="unavailable">{e(note)}</p>'
+
+
+def claim_card(report: RunReport, c: ClaimResult, causes: Causes) -> str:
+    v = c.verdict.value
+    anchor = claim_anchor(c)
+    line = _a(lesson_link(report, c.course, c.lesson, c.line),
+              f"lesson line {e(c.line)}" if c.line else "lesson (fragment not found)")
+    parts = [f'<div class="head"><span class="badge v-{v}">{v}</span><code>{e(c.id)}</code>'
+             f"<span>{e(c.kind)} · {e(claim_rule(c))} · {e(c.upstream)}</span>"
+             f'<span class="muted">{line}</span></div>', _asserted(c)]
+    if c.verdict in (Verdict.DIVERGED, Verdict.STALE) and c.actual is not None:
+        parts.append(f'<p class="kv"><b>pinned source has</b> '
+                     f"<code>{e(short_value(c.actual, 300))}</code></p>")
+    if c.message and c.verdict is not Verdict.UNAVAILABLE:
+        parts.append(f'<p class="kv">{e(c.message)}</p>')
+    if c.runtime is not None:
+        rt = c.runtime
+        val = ""
+        if rt.value is not None or rt.expected is not None:
+            val = (f" · value <code>{e(short_value(rt.value, 120))}</code>, expected "
+                   f"<code>{e(short_value(rt.expected, 120))}</code>")
+        parts.append(f'<p class="kv"><b>runtime</b> {e(rt.status)}{val}'
+                     + (f" — {e(rt.message)}" if rt.message else "") + "</p>")
+    x = report.excerpts.get(claim_gid(c)) or Excerpt()
+    if x.sentence:
+        left = (f'<div class="label">{_a(lesson_link(report, c.course, c.lesson, x.sentence_line), "lesson, line " + e(x.sentence_line))}'
+                f'</div><p class="sentence">{sentence_html(x.sentence, c.fragment)}</p>')
     else:
-        note = x.snippet_note or "source unavailable at pinned identity"
-        right = f'{src_label}<p class="unavailable">{e(note)}</p>'
+        left = ('<div class="label">lesson</div><p class="unavailable">lesson sentence not '
+                "found" + (f" (fragment: {e(c.fragment)})" if c.fragment else "") + "</p>")
     parts.append(f'<div class="pair"><div class="pane lesson-text">{left}</div>'
-                 f'<div class="pane source">{right}</div></div>')
-    return (f'<div class="claim v-{v}" id="claim-{e(safe_name(claim_gid(c)))}" '
-            f'data-verdict="{v}" data-upstream="{e(c.upstream)}" data-kind="{e(c.kind)}">'
-            + "".join(parts) + "</div>")
+                 f'<div class="pane source">{_source_pane(c, x, causes, anchor)}</div></div>')
+    return (f'<div class="card claim v-{v}" id="{e(anchor)}" data-type="claim" '
+            f'data-verdict="{v}" data-upstream="{e(c.upstream)}" data-kind="{e(c.kind)}" '
+            f'data-course="{e(c.course or "-")}">' + "".join(parts) + "</div>")
 
 
-def _chart(report: RunReport) -> str:
-    rows = [(f"{les.course}/{les.path}", les.verdicts) for les in report.lessons]
-    label_w, bar_w, row_h, top = 400, 400, 24, 8
+def _unchecked(f: Finding, causes: Causes, anchor: str) -> str:
+    data = f.data.get("unchecked") if isinstance(f.data, dict) else None
+    if not isinstance(data, dict) or not data:
+        return ""
+    rows = []
+    for origin, items in sorted(data.items()):
+        for it in items if isinstance(items, list) else []:
+            if not isinstance(it, dict):
+                continue
+            rows.append(f"<tr><td>{e(it.get('line'))}</td><td>{e(origin)}</td>"
+                        f"<td><code>{e(it.get('target'))}</code></td>"
+                        f"<td>{causes.html(str(it.get('why') or ''), anchor, f.path)}</td></tr>")
+    if not rows:
+        return ""
+    return (f'<details class="fold unchecked"><summary>the {len(rows)} unchecked item(s)'
+            "</summary><table><tr><th>line</th><th>rule</th><th>target</th><th>why</th></tr>"
+            + "".join(rows) + "</table></details>")
+
+
+def finding_card(report: RunReport, f: Finding, anchor: str, causes: Causes) -> str:
+    s = f.severity.value
+    where = _a(lesson_link(report, f.course, f.path, f.line), f"lesson line {e(f.line)}")
+    cited = _cited_link(report, f)
+    links = [where] + ([_a(cited, "cited source lines")] if cited else [])
+    attrs = ['data-type="finding"', f'data-severity="{s}"', f'data-course="{e(f.course or "-")}"',
+             f'data-rule="{e(f.rule)}"']
+    if f.upstream and any(u.name == f.upstream for u in report.pins.upstreams):
+        attrs.append(f'data-upstream="{e(f.upstream)}"')
+    body = [f'<div class="head"><span class="badge s-{s}">{s}</span>'
+            f"<code>{e(finding_rule(f))}</code><span>{e(f.rule)}</span>"
+            f'<span class="muted">{" · ".join(links)}</span></div>',
+            f'<p class="kv">{e(f.message)}</p>']
+    if f.target and not _web(f.target):
+        body.append(f'<p class="kv"><b>about</b> <code>{e(f.target)}</code></p>')
+    body.append(_unchecked(f, causes, anchor))
+    return (f'<div class="card finding s-{s}" id="{e(anchor)}" ' + " ".join(attrs) + ">"
+            + "".join(body) + "</div>")
+
+
+# --------------------------------------------------------------------------- page parts
+
+
+def attention_items(report: RunReport) -> tuple[list[ClaimResult], list[Finding]]:
+    claims = sorted((c for c in report.claims if c.verdict in FAILING),
+                    key=lambda c: (VERDICT_ORDER[c.verdict], claim_sort_key(c)))
+    findings = sorted((f for f in report.findings if f.severity is not Severity.INFO),
+                      key=lambda f: (SEVERITY_ORDER[f.severity], finding_sort_key(f)))
+    return claims, findings
+
+
+def _attention(report: RunReport, anchors: dict[int, str]) -> str:
+    claims, findings = attention_items(report)
+    if not claims and not findings:
+        return ('<section id="attention" class="clean"><h2>Nothing needs attention</h2>'
+                "<p>No claim diverged, went stale or failed, and lint found no error or "
+                "warning.</p></section>")
+    items = []
+    for c in claims:
+        v = c.verdict.value
+        items.append(f'<li><span class="badge v-{v}">{v}</span> <a class="where" '
+                     f'href="#{e(claim_anchor(c))}">{e(_where(c.course, c.lesson, c.line))}'
+                     f"</a> <code>{e(c.id.rsplit('/', 1)[-1])}</code> "
+                     f"{e(_short(c.message or c.kind, 140))}</li>")
+    for f in findings:
+        s = f.severity.value
+        items.append(f'<li><span class="badge s-{s}">lint {s}</span> <a class="where" '
+                     f'href="#{e(anchors[id(f)])}">{e(_where(f.course, f.path, f.line))}</a>'
+                     f" <code>{e(finding_rule(f))}</code> {e(_short(f.message, 140))}</li>")
+    n = Counter(c.verdict.value for c in claims)
+    m = Counter(f.severity.value for f in findings)
+    head = ", ".join([f"{n[v.value]} {v.value}" for v in VERDICTS if n[v.value]]
+                     + [f"{m[s.value]} lint {s.value}(s)" for s in SEVERITIES if m[s.value]])
+    return (f'<section id="attention"><h2>Needs attention: {e(head)}</h2><ol>'
+            + "".join(items) + "</ol></section>")
+
+
+def _where(course: str | None, path: str, line: int | None) -> str:
+    return (f"{course}/" if course else "") + path + (f":{line}" if line else "")
+
+
+def _short(s: str, n: int) -> str:
+    s = " ".join((s or "").split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _causes_section(report: RunReport, causes: Causes) -> str:
+    unav = [c for c in report.claims if c.verdict is Verdict.UNAVAILABLE]
+    if not causes.ids and not unav:
+        return ""
+    rows = []
+    for key, n in sorted(causes.ids.items(), key=lambda kv: kv[1]):
+        users = causes.users.get(key, [])
+        links = ", ".join(f'<a href="#{e(a)}">{e(label)}</a>' for a, label in users[:200])
+        more = f" and {len(users) - 200} more" if len(users) > 200 else ""
+        rows.append(f'<li id="cause-{n}"><b>cause {n}</b> ({causes.counts[key]} item(s)): '
+                    f"<code>{e(key)}</code><details class=\"fold\"><summary>where</summary>"
+                    f"{links}{more}</details></li>")
+    return (f'<details class="box" id="causes"><summary>Not checked: {len(unav)} claim(s) '
+            f"unavailable at pinned identity; {len(causes.ids)} distinct cause(s)</summary>"
+            "<p class=\"muted\">Each reason is shown once here; cards link to it.</p><ol>"
+            + "".join(rows) + "</ol></details>")
+
+
+def _filters(report: RunReport) -> str:
+    def group(name: str, values: list[str]) -> str:
+        boxes = "".join(f'<label><input type="checkbox" data-filter="{name}" value="{e(val)}" '
+                        f"checked> {e(val)}</label>" for val in values)
+        return (f'<fieldset id="filter-{name}"><legend>{name}</legend>'
+                f'{boxes or "<span class=muted>(none)</span>"}</fieldset>')
+
+    ups = sorted({c.upstream for c in report.claims} | {u.name for u in report.pins.upstreams})
+    kinds = sorted({c.kind for c in report.claims})
+    courses = sorted({c.course or "-" for c in report.claims}
+                     | {f.course or "-" for f in report.findings}
+                     | {les.course for les in report.lessons})
+    return ('<section id="filters">' + group("verdict", [v.value for v in VERDICTS])
+            + group("severity", [s.value for s in SEVERITIES]) + group("upstream", ups)
+            + group("kind", kinds) + group("course", courses)
+            + '<span id="shown" class="muted"></span></section>')
+
+
+def _counts_html(claims: list[ClaimResult], findings: list[Finding]) -> str:
+    vc = Counter(c.verdict.value for c in claims)
+    sc = Counter(f.severity.value for f in findings)
+    out = [f'<span class="badge v-{v.value}">{vc[v.value]} {v.value}</span>'
+           for v in VERDICTS if vc[v.value]]
+    out += [f'<span class="badge s-{s.value}">{sc[s.value]} lint {s.value}</span>'
+            for s in SEVERITIES if sc[s.value]]
+    return " ".join(out)
+
+
+def attention_score(claims: list[ClaimResult], findings: list[Finding]) -> tuple[int, ...]:
+    """Bigger is more urgent: failing claims and lint errors, then warnings, then what
+    could not be checked."""
+    fail = sum(1 for c in claims if c.verdict in FAILING)
+    err = sum(1 for f in findings if f.severity is Severity.ERROR)
+    warn = sum(1 for f in findings if f.severity is Severity.WARNING)
+    unav = sum(1 for c in claims if c.verdict is Verdict.UNAVAILABLE)
+    return (fail + err, warn, unav)
+
+
+def _section(report: RunReport, title: str, key: str, sha: str | None, claims, findings,
+             anchors: dict[int, str], causes: Causes) -> str:
+    claims = sorted(claims, key=lambda c: (VERDICT_ORDER[c.verdict], claim_sort_key(c)))
+    findings = sorted(findings, key=lambda f: (SEVERITY_ORDER[f.severity], finding_sort_key(f)))
+    loud = [f for f in findings if f.severity is not Severity.INFO]
+    info = [f for f in findings if f.severity is Severity.INFO]
+    body = [claim_card(report, c, causes) for c in claims]
+    body += [finding_card(report, f, anchors[id(f)], causes) for f in loud]
+    if info:
+        body.append(f'<details class="fold info-findings"><summary>{len(info)} info '
+                    "finding(s)</summary>"
+                    + "".join(finding_card(report, f, anchors[id(f)], causes) for f in info)
+                    + "</details>")
+    if not claims and not findings:
+        body.append('<p class="muted">No claims and no lint findings for this lesson.</p>')
+    sha_html = f' <span class="muted sha">sha256 <code>{e(sha[:16])}…</code></span>' if sha else ""
+    return (f'<section class="lesson" id="lesson-{e(safe_name(key))}" data-lesson="{e(key)}">'
+            f"<h2><code>{e(title)}</code> {_counts_html(claims, findings)}{sha_html}</h2>"
+            + "".join(body)
+            + '<p class="none-shown" hidden>Nothing here matches the filters.</p></section>')
+
+
+def _chart(report: RunReport, order: list[LessonRecord]) -> str:
+    rows = [(f"{les.course}/{les.path}", les.verdicts) for les in order]
+    label_w, bar_w, row_h, top = 420, 400, 22, 8
     most = max([sum(v.values()) for _, v in rows] + [1])
     h = top + row_h * max(len(rows), 1) + 34
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" id="verdict-chart" width="{label_w + bar_w + 60}" '
-           f'height="{h}" role="img" aria-label="verdicts per lesson" '
-           f'font-family="system-ui,sans-serif" font-size="12">']
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" id="verdict-chart" '
+           f'width="{label_w + bar_w + 60}" height="{h}" role="img" '
+           'aria-label="verdicts per lesson" font-family="system-ui,sans-serif" font-size="12">']
     for i, (name, counts) in enumerate(rows):
         y = top + i * row_h
-        out.append(f'<text x="{label_w - 8}" y="{y + 15}" text-anchor="end">{e(name)}</text>')
+        out.append(f'<text x="{label_w - 8}" y="{y + 14}" text-anchor="end">{e(name)}</text>')
         x = label_w
         total = sum(counts.values())
         for v in VERDICTS:
@@ -177,7 +569,7 @@ def _chart(report: RunReport) -> str:
                        f'data-count="{n}" x="{x}" y="{y + 3}" width="{w}" height="{row_h - 6}" '
                        f'fill="{COLOURS[v.value]}"><title>{e(name)}: {n} {v.value}</title></rect>')
             x = round(x + w, 1)
-        out.append(f'<text x="{x + 6}" y="{y + 15}" fill="#59636e">'
+        out.append(f'<text x="{x + 6}" y="{y + 14}" fill="#59636e">'
                    + (str(total) if total else "no claims") + "</text>")
     ly = top + row_h * max(len(rows), 1) + 14
     lx = label_w
@@ -189,56 +581,69 @@ def _chart(report: RunReport) -> str:
     return "".join(out)
 
 
-def _filters(report: RunReport) -> str:
-    def group(name: str, values: list[str]) -> str:
-        boxes = "".join(f'<label><input type="checkbox" data-filter="{name}" value="{e(val)}" '
-                        f'checked> {e(val)}</label>' for val in values)
-        if not values:
-            boxes = '<span class="muted">(none)</span>'
-
-        return f'<fieldset id="filter-{name}"><legend>{name}</legend>{boxes}</fieldset>'
-
-    verdicts = [v.value for v in VERDICTS]
-    ups = sorted({c.upstream for c in report.claims} | {u.name for u in report.pins.upstreams})
-    kinds = sorted({c.kind for c in report.claims})
-    return ('<section id="filters">' + group("verdict", verdicts) + group("upstream", ups)
-            + group("kind", kinds) + '<span id="shown" class="muted"></span></section>')
-
-
-def _findings_table(findings) -> str:
-    if not findings:
-        return ""
-    rows = "".join(f"<tr><td>{e(f.line)}</td><td><code>{e(finding_rule(f))}</code></td>"
-                   f"<td>{e(f.rule)}</td><td>{e(f.severity.value)}</td><td>{e(f.message)}</td>"
-                   "</tr>" for f in sorted(findings, key=finding_sort_key))
-    from collections import Counter
-
-    n = Counter(f.severity.value for f in findings)
-    counts = ", ".join(f"{n[k]} {k}" for k in ("error", "warning", "info") if n[k])
-    is_open = " open" if n["error"] or n["warning"] else ""
-    return (f'<details class="findings"{is_open}><summary><b>Lint findings</b> ({counts})'
-            "</summary><table><tr><th>line</th><th>code</th><th>rule</th><th>severity</th>"
-            f"<th>message</th></tr>{rows}</table></details>")
+def _details(report: RunReport, order: list[LessonRecord]) -> str:
+    pins = "".join(f"<tr><td>{e(u.name)}</td><td>{e(u.version)}</td><td><code>{e(u.commit)}"
+                   f"</code></td><td>{e(u.repo)}</td></tr>" for u in report.pins.upstreams)
+    courses = "".join(
+        f"<tr><td>{e(c.name)}</td><td>{e(c.git or '—')}</td><td><code>{e(c.commit or '—')}"
+        f"</code></td><td>{e({'commit': 'repository at the commit (full tree)', 'local': 'local copy' + (' (partial)' if c.partial else '')}.get(c.read_from or '', 'not read'))}"
+        f"</td></tr>" for c in report.pins.courses)
+    nr = "".join(f"<li><b>{e(n.stage)}</b>: {e(n.what)} — {e(n.why)}</li>"
+                 for n in report.not_run)
+    rt = report.runtime
+    rt_line = (f"{rt.ran} claim(s) ran at runtime: " + ", ".join(f"{n} {k}" for k, n in
+                                                             sorted(rt.statuses.items()))
+               if rt.ran else "no runtime check ran")
+    return ('<section id="run-details"><h2>Run details</h2>'
+            f'<h3>Verdicts per lesson</h3><div id="chart">{_chart(report, order)}</div>'
+            "<h3>Pins</h3><table><tr><th>upstream</th><th>version</th><th>commit</th>"
+            f"<th>repository</th></tr>{pins}</table>"
+            "<h3>Courses</h3><table><tr><th>course</th><th>repository</th><th>commit</th>"
+            f"<th>read from</th></tr>{courses}</table>"
+            f"<h3>Runtime</h3><p>{e(rt_line)}</p>"
+            f'<section id="not-run"><h3>Not run</h3><ul>{nr or "<li>nothing</li>"}</ul></section>'
+            "</section>")
 
 
-def _section(title: str, sha: str | None, claims, findings, report: RunReport,
-             key: str) -> str:
-    claims = sorted(claims, key=lambda c: (VERDICT_ORDER[c.verdict], claim_sort_key(c)))
-    body = "".join(_claim_html(c, report.excerpts.get(claim_gid(c))) for c in claims)
-    if not claims:
-        body = '<p class="muted">No claims for this lesson.</p>'
-    sha_html = f' <span class="muted">sha256 <code>{e(sha[:16])}…</code></span>' if sha else ""
-    return (f'<section class="lesson" data-lesson="{e(key)}"><h2>{e(title)}{sha_html}</h2>'
-            f'{body}<p class="none-shown" hidden>No claim matches the filters.</p>'
-            f"{_findings_table(findings)}</section>")
+def lesson_order(report: RunReport) -> list[LessonRecord]:
+    """Lessons, most in need of attention first (ties in course/path order)."""
+    def key(les: LessonRecord):
+        score = attention_score(report.lesson_claims(les), report.lesson_findings(les))
+        return tuple(-x for x in score) + (les.course, les.path)
+
+    return sorted(report.lessons, key=key)
 
 
 def render(report: RunReport) -> str:
     s = report.summary
+    anchors = finding_anchors(report.findings)
+    reasons = [c.message or "" for c in report.claims if c.verdict is Verdict.UNAVAILABLE]
+    for f in report.findings:
+        data = f.data.get("unchecked") if isinstance(f.data, dict) else None
+        if isinstance(data, dict):
+            reasons += [str(it.get("why") or "") for items in data.values()
+                        if isinstance(items, list) for it in items if isinstance(it, dict)]
+    causes = Causes(reasons)
+    order = lesson_order(report)
+
+    sections = []
+    for les in order:
+        key = f"{les.course}/{les.path}"
+        sections.append(_section(report, key, key, les.sha256, report.lesson_claims(les),
+                                 report.lesson_findings(les), anchors, causes))
+    oc, of = report.orphan_claims(), report.orphan_findings()
+    if oc or of:
+        other = _section(report, "outside the lessons of this run", "(other)", None, oc, of,
+                         anchors, causes)
+        if attention_score(oc, of)[0]:
+            sections.insert(0, other)
+        else:
+            sections.append(other)
     counts = " ".join(f'<span class="badge v-{v}">{n} {v}</span>'
-                       for v, n in s.verdicts.items() if n) or "no claims"
-    pins = "".join(f"<tr><td>{e(u.name)}</td><td>{e(u.version)}</td><td><code>{e(u.commit)}"
-                   f"</code></td><td>{e(u.repo)}</td></tr>" for u in report.pins.upstreams)
+                      for v, n in s.verdicts.items() if n) or "no claims"
+    lint = ", ".join(f"{n} {k}" for k, n in s.findings.items() if n) or "none"
+    verdict = (f"exit code {s.exit_code}: " + "; ".join(s.reasons)) if s.reasons else \
+        f"exit code {s.exit_code}"
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -247,24 +652,15 @@ def render(report: RunReport) -> str:
         "<header><h1>Verification report</h1>",
         f'<p class="muted">verifier {e(report.tool.version)} · record schema '
         f"{report.schema_version}" + (f" · {e(report.timestamp)}" if report.timestamp else "")
-        + f" · {s.lessons} lesson(s) · {s.claims} claim(s) · exit code {s.exit_code}</p>",
-        f"<p>{counts}</p>"
-        + (f'<p class="muted">{e("; ".join(s.reasons))}</p>' if s.reasons else "")
-        + "</header>",
-        f"<h2>Pins</h2><table><tr><th>upstream</th><th>version</th><th>commit</th>"
-        f"<th>repository</th></tr>{pins}</table>",
-        f'<h2>Verdicts per lesson</h2><div id="chart">{_chart(report)}</div>',
-        _filters(report),
+        + f" · {s.lessons} lesson(s) · {s.claims} claim(s) · lint: {e(lint)}</p>",
+        f"<p>{counts} <b>{e(verdict)}</b></p></header>",
+        _attention(report, anchors),
     ]
-    for les in report.lessons:
-        parts.append(_section(f"{les.course}/{les.path}", les.sha256, report.lesson_claims(les),
-                              report.lesson_findings(les), report, f"{les.course}/{les.path}"))
-    if report.orphan_claims() or report.orphan_findings():
-        parts.append(_section("lessons outside this run", None, report.orphan_claims(),
-                              report.orphan_findings(), report, "(other)"))
-    nr = "".join(f"<li><b>{e(n.stage)}</b>: {e(n.what)} — {e(n.why)}</li>"
-                 for n in report.not_run)
-    parts.append(f'<section id="not-run"><h2>Not run</h2><ul>{nr or "<li>nothing</li>"}</ul>'
-                 "</section>")
-    parts.append(f"<script>{JS}</script></body></html>")
-    return "\n".join(parts) + "\n"
+    body = "".join(sections)   # cards register their causes before the causes list
+    parts += [_causes_section(report, causes), _filters(report), body,
+              _details(report, order), f"<script>{JS}</script></body></html>"]
+    return "\n".join(p for p in parts if p) + "\n"
+
+
+__all__ = ["ATTENTION_BG", "COLOURS", "SEVERITY_COLOURS", "attention_items", "lesson_order",
+           "render", "sentence_html"]

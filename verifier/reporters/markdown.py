@@ -1,11 +1,11 @@
 """Markdown verification records, one per lesson (the generated counterpart of a
-course's hand-written validation page), and the GitHub job summary."""
+course's hand-written validation page). The GitHub step summary is in `github`."""
 
 from __future__ import annotations
 
 from verifier.report import (FAILING, VERDICT_ORDER, LessonRecord, RunReport, claim_sort_key,
                              finding_sort_key)
-from verifier.reporters.rules import (claim_message, claim_rule, finding_rule, short_value)
+from verifier.reporters.rules import claim_rule, finding_rule, short_value
 from verifier.results import ClaimResult, Severity, Verdict
 
 
@@ -153,35 +153,3 @@ def render(report: RunReport) -> str:
     if not report.lessons:
         return ("# Verification record\n\nNo lessons were checked.\n")
     return "\n".join(lesson_record(report, les) for les in report.lessons)
-
-
-def step_summary(report: RunReport) -> str:
-    """The GitHub job summary: counts per lesson, then every problem."""
-    s = report.summary
-    out = ["## verifier", "",
-           f"{s.lessons} lesson(s), {s.claims} claim(s): "
-           + ", ".join(f"{n} {v}" for v, n in s.verdicts.items() if n)
-           + (f"; lint: " + ", ".join(f"{n} {k}" for k, n in s.findings.items() if n)
-              if any(s.findings.values()) else "")
-           + f". Exit code {s.exit_code}.", ""]
-    out += table(["lesson"] + [v.value for v in Verdict] + ["lint errors", "lint warnings"],
-                 [[code(f"{les.course}/{les.path}")]
-                  + [str(les.verdicts.get(v.value, 0)) for v in Verdict]
-                  + [str(les.findings.get("error", 0)), str(les.findings.get("warning", 0))]
-                  for les in report.lessons])
-    problems = []
-    for c in sorted(report.claims, key=lambda c: (VERDICT_ORDER[c.verdict], claim_sort_key(c))):
-        if c.verdict in FAILING:
-            problems.append([c.verdict.value, code(f"{c.lesson}:{c.line or ''}"),
-                             f"{claim_rule(c)} {c.kind}", cell(claim_message(c))])
-    for f in sorted(report.findings, key=lambda f: (f.severity != Severity.ERROR,
-                                                     finding_sort_key(f))):
-        if f.severity is not Severity.INFO:
-            problems.append([f"lint {f.severity.value}", code(f"{f.path}:{f.line}"),
-                             f"{finding_rule(f)} {f.rule}", cell(f.message)])
-    out += ["", f"<details><summary>All {len(problems)} problem(s)</summary>", ""]
-    out += table(["what", "where", "rule", "message"], problems) if problems else ["None."]
-    out += ["", "</details>", ""]
-    if report.not_run:
-        out += ["Not run: " + "; ".join(f"{n.stage} ({n.why})" for n in report.not_run), ""]
-    return "\n".join(out) + "\n"
