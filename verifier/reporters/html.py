@@ -56,7 +56,8 @@ table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid var(--line);p
  background:""" + ATTENTION_BG + """}
 #attention.clean{background:""" + CLEAN_BG + """;border-color:#4ac26b66}
 #attention h2{margin:2px 0 6px}
-#attention ol{margin:0;padding-left:22px;columns:2 520px;column-gap:28px}
+#attention ol{margin:0;padding-left:22px;columns:2 520px;column-gap:28px;max-height:70vh;
+ overflow-y:auto}
 #attention li{break-inside:avoid;margin:1px 0}
 #attention .where{font-family:ui-monospace,monospace;font-size:12.5px}
 details.box{border:1px solid var(--line);border-radius:6px;padding:6px 12px;margin:8px 0;
