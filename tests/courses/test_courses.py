@@ -263,3 +263,18 @@ def test_a_lesson_file_in_the_cached_tree_keeps_its_course_path(world, tmp_path)
     [doc] = project.lessons([str(f)])
     assert (doc.course, doc.path) == ("demo-atlas", "docs/intro.md")
     assert project.known_checkout("demo-atlas").full_tree
+
+
+def test_cache_gc_keeps_the_pinned_course_and_drops_older_commits(world, tmp_path, capsys):
+    first = world.course.head
+    world.course.commit({"docs/next.md": "# 下一课（新）\n"}, "a newer commit")
+    pins = write_pins(tmp_path / "proj", world.up, repo_course(world.course.url, first))
+    old_root = load_project(pins).course_checkout("demo-atlas").root
+    pins.write_text(pins.read_text().replace(first, world.course.head))
+    project = load_project(pins)
+    new_root = project.course_checkout("demo-atlas").root
+    assert old_root != new_root and old_root.is_dir()
+    assert main(["--pins", str(pins), "-q", "cache", "gc"]) == 0
+    assert new_root.is_dir() and not old_root.exists()
+    assert not old_root.with_name(old_root.name + ".json").exists()
+    assert load_project(pins, offline=True).lessons()   # still served, without network
