@@ -14,7 +14,7 @@ from verifier.config import UserConfig, load_config
 from verifier.courses import (CourseCheckout, CourseUnavailable, checkout_course,
                               missing_courses_error, tree_dir)
 from verifier.errors import ConfigError, UsageError
-from verifier.lessons import github_links, lesson_files
+from verifier.lessons import github_links, lesson_files, refuse_outside
 from verifier.pins import Course, Lock, Pins, load_lock, load_pins
 from verifier.sources.layer import Notify, SourceLayer
 
@@ -135,7 +135,8 @@ class Project:
         return roots
 
     def lesson_for(self, f: Path, course: str | None = None) -> LessonDoc:
-        f = f.resolve()
+        given = Path(os.path.abspath(f))
+        f = given.resolve()
         for name, root in sorted(self._local_roots().items()):
             if course in (None, name) and f.is_relative_to(root):
                 c = self.pins.course[name]
@@ -145,18 +146,28 @@ class Project:
                         if co.root == root:
                             self._checkouts[name] = co
                 return LessonDoc(name, f.relative_to(root).as_posix(), f, tuple(c.upstreams))
-        if course is None:
-            parts = f.parts
-            for i in range(len(parts) - 1, 0, -1):
-                if parts[i] in self.pins.course and i + 1 < len(parts):
-                    course = parts[i]
-                    break
+        # not inside a known course checkout: the course is found in the path as given
+        # (symlinks kept), and the file must resolve inside that checkout: a symlink
+        # leading out of the course is refused, never read
+        found = course
+        for path in (given, f):
+            found = course
+            if found is None:
+                for i in range(len(path.parts) - 1, 0, -1):
+                    if path.parts[i] in self.pins.course and i + 1 < len(path.parts):
+                        found = path.parts[i]
+                        break
+            if found is not None:
+                break
+        course = found
         if course is None:
             raise UsageError(f"cannot tell which course {f} belongs to: put it under "
                              "<course-repo>/docs/ or pass --course NAME")
         c = self.pins.course[course]
-        idx = max((i for i, part in enumerate(f.parts) if part == course), default=None)
-        rel = "/".join(f.parts[idx + 1:]) if idx is not None else f.name
+        idx = max((i for i, part in enumerate(path.parts) if part == course), default=None)
+        rel = "/".join(path.parts[idx + 1:]) if idx is not None else path.name
+        root = Path(*path.parts[:idx + 1]) if idx is not None else given.parent
+        refuse_outside(root, given)
         return LessonDoc(course, rel, f, tuple(c.upstreams))
 
     # ------------------------------------------------------------------ citations

@@ -13,6 +13,23 @@ from pydantic import BaseModel, ValidationError
 from verifier.errors import ConfigError
 
 
+MAX_DEPTH = 32      # arrays/tables nested deeper than this are refused (no file needs it)
+
+
+def _too_deep(data: Any, limit: int = MAX_DEPTH) -> tuple[Any, ...] | None:
+    """Key path of the first value nested more than `limit` levels deep (iterative)."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while stack:
+        value, loc = stack.pop()
+        if len(loc) > limit:
+            return loc
+        if isinstance(value, dict):
+            stack.extend((v, (*loc, k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, (*loc, i)) for i, v in enumerate(value))
+    return None
+
+
 def read_toml(path: Path) -> tuple[dict[str, Any], str]:
     try:
         text = path.read_text(encoding="utf-8")
@@ -21,7 +38,10 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read: {exc}", file=str(path)) from None
     try:
-        return tomllib.loads(text), text
+        data = tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(f"malformed TOML: arrays or tables nested too deeply (more than "
+                          f"{MAX_DEPTH} levels are refused)", file=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None)
         msg = getattr(exc, "msg", str(exc))
@@ -29,6 +49,13 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
             m = re.search(r"line (\d+)", str(exc))
             line = int(m.group(1)) if m else None
         raise ConfigError(f"malformed TOML: {msg}", file=str(path), line=line) from None
+    loc = _too_deep(data)
+    if loc is not None:
+        keys = tuple(k for k in loc if not isinstance(k, int))
+        raise ConfigError(f"values nested too deeply (more than {MAX_DEPTH} levels are refused)",
+                          file=str(path), line=locate_key(text, keys[:2]) if keys else None,
+                          key=".".join(str(k) for k in keys[:3]) or None)
+    return data, text
 
 
 def locate_key(text: str, loc: tuple[Any, ...]) -> int | None:

@@ -105,3 +105,33 @@ def test_check_without_runtime_leaves_runtime_out(project_dir, capsys):
           str(project_dir / "cache"), "--format", "json"])
     doc = json.loads(capsys.readouterr().out)
     assert all(c["runtime"] is None and c["verdict"] == "unavailable" for c in doc["claims"])
+
+
+def test_stale_runtime_only_claim_stays_stale_under_runtime_all_issue_16(project_dir, capsys):
+    lesson = project_dir / "course" / "docs" / "demo.md"
+    lesson.write_text(LESSON.replace("minus a quarter turn", "a reworded ending"), encoding="utf-8")
+    code = main(["check", "--pins", str(project_dir / "pins.toml"), "--cache",
+                 str(project_dir / "cache"), "--runtime", "all", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    q = {c["id"].rsplit("/", 1)[-1]: c for c in doc["claims"]}["quarter-turn"]
+    assert q["runtime"]["status"] == "confirmed"
+    assert q["verdict"] == "stale" and code == 1
+
+
+@pytest.mark.parametrize("target", ["pins.toml", "claims/course/demo.toml", "pins.lock",
+                                    "config.toml"])
+def test_deeply_nested_toml_is_a_clear_error_1_20_2_28(project_dir, capsys, monkeypatch, target):
+    f = project_dir / target
+    deep = "x = " + "[" * 5000 + "]" * 5000 + "\n"
+    if target == "config.toml":
+        monkeypatch.setenv("VERIFIER_CONFIG", str(f))
+        f.write_text(deep, encoding="utf-8")
+    elif target == "pins.lock":
+        f.write_text("schema = 1\n" + deep, encoding="utf-8")
+    else:
+        f.write_text(f.read_text(encoding="utf-8") + "\n" + deep, encoding="utf-8")
+    code = main(["check", "--pins", str(project_dir / "pins.toml"), "--cache",
+                 str(project_dir / "cache"), "--format", "json"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert f.name in err and "nested too deeply" in err

@@ -34,6 +34,36 @@ def test_bool_is_not_a_number_and_strings_exact():
     assert compare(None, None) is None and compare(None, 0) is not None
 
 
+def test_null_and_subset_of_keys():
+    assert compare({"a": None, "b": [1, None]}, {"a": None, "b": [1, None]}) is None
+    assert compare({"a": 0}, {"a": None}) == "0 != null at a"
+    value = {"x": 1.0, "y": {"p": 2, "q": 3}, "extra": "ignored"}
+    assert compare(value, {"x": 1, "y": {"q": 3}}, subset=True) is None
+    assert "keys" in compare(value, {"x": 1, "y": {"q": 3}})        # exact: same keys
+    assert compare(value, {"x": 1, "z": 0}, subset=True).startswith("key(s) ['z'] missing")
+    assert "at y.q" in compare(value, {"y": {"q": 4}}, subset=True)
+    assert compare([{"a": 1, "b": 2}], [{"a": 1}], subset=True) is None   # inside lists too
+    assert compare([1, 2], [1], subset=True) == "length 2 != 1"          # lists stay exact
+
+
+def test_expected_json_carries_null_and_is_exclusive():
+    from pydantic import ValidationError
+
+    from verifier.claims.model import RuntimeCheck
+
+    rc = RuntimeCheck.model_validate({"code": "result = None", "expected_json": '{"a": null}'})
+    assert rc.expected == {"a": None}
+    assert RuntimeCheck.model_validate({"code": "x", "expected": 1, "compare": "subset"}).compare == "subset"
+    for bad, msg in (({"code": "x"}, "is required"),
+                     ({"code": "x", "expected": 1, "expected_json": "1"}, "not both"),
+                     ({"code": "x", "expected_json": "{nope"}, "not valid JSON"),
+                     ({"code": "x", "expected_json": "[" * 5000 + "]" * 5000}, "not valid JSON"),
+                     ({"code": "x", "expected": 1, "compare": "some"}, "compare")):
+        with pytest.raises(ValidationError) as ei:
+            RuntimeCheck.model_validate(bad)
+        assert msg in str(ei.value)
+
+
 # ------------------------------------------------------------------ sampling
 def cands():
     out = []

@@ -79,7 +79,7 @@ def test_native_hang_is_killed_and_reported():
     assert before.status == "ok"
     assert stuck.status == "error" and "timed out after 0.5s" in stuck.message
     assert "killed" in stuck.message
-    assert after.status == "error" and "not run" in after.message and "stuck" in after.message
+    assert after.status == "ok" and after.value == 1     # only the stuck check's process died
 
 
 @pytest.mark.parametrize("code,signame", [
@@ -93,16 +93,14 @@ def test_interpreter_crash_is_contained(code, signame):
     assert fine.status == "ok" and fine.value == 1
     assert crash.status == "error" and signame in crash.message and "crashed" in crash.message
     assert "Fatal Python error" in (crash.stderr or "")          # faulthandler's dump kept
-    for r in (later, later2):
-        assert r.status == "error" and "not run" in r.message and signame in r.message
-        assert "crash" in r.message
-    assert b.note and "crash" in b.note
+    assert (later.status, later.value, later2.status, later2.value) == ("ok", 2, "ok", 3)
+    assert b.note is None
 
 
 def test_os_exit_is_reported_as_an_exit():
     b = run(CheckSpec("bye", "import os\nos._exit(5)"), CheckSpec("later", "result = 2"))
     assert b.runs[0].status == "error" and "exited with code 5" in b.runs[0].message
-    assert "not run" in b.runs[1].message
+    assert b.runs[1].status == "ok" and b.runs[1].value == 2
 
 
 def test_batch_timeout_stops_the_rest():

@@ -20,25 +20,52 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class RuntimeCheck(BaseModel):
     """A small Python snippet run in the upstream's pinned environment.
 
     The snippet assigns its observed value to `result` (JSON-serialisable);
-    it is compared with `expected` (floats within `tolerance`)."""
+    it is compared with `expected` (floats within `tolerance`). TOML has no
+    null: `expected_json` gives the expectation as JSON text instead (`null`
+    allowed). `compare = "subset"` compares only the keys `expected` names."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     code: str
-    expected: Any
+    expected: Any = None
+    expected_json: str | None = Field(default=None, description="the expectation as JSON text")
+    compare: Literal["exact", "subset"] = "exact"
     tolerance: float = Field(default=1e-9, ge=0)
     timeout: float = Field(default=60.0, gt=0, description="seconds for this check")
     needs_cuda: bool = False
     setup: str | None = Field(default=None, description="imports/setup run before `code`")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expectation(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        has, has_json = "expected" in data, "expected_json" in data
+        if has and has_json:
+            raise ValueError("give `expected` or `expected_json`, not both")
+        if not has and not has_json:
+            raise ValueError("`expected` (or `expected_json`, JSON text that may hold null) "
+                             "is required")
+        if has_json:
+            text = data["expected_json"]
+            if not isinstance(text, str):
+                raise ValueError("`expected_json` must be a string of JSON text")
+            try:
+                value = json.loads(text)
+            except (ValueError, RecursionError) as exc:
+                raise ValueError(f"`expected_json` is not valid JSON: {exc}") from None
+            data = {**data, "expected": value}
+        return data
 
 
 class Claim(BaseModel):

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from verifier.errors import ConfigError
 from verifier.lessons.model import (CodeBlock, CodeSpan, Heading, Lesson, Link, MathSpan,
                                     Sentence, Suppression, parse_lesson)
 from verifier.permalinks import GitHubLink, parse_github_url
@@ -17,13 +18,48 @@ def github_links(text: str) -> list[tuple[Link, GitHubLink]]:
     return out
 
 
+def inside(root: Path, path: Path) -> bool:
+    """True when `path`, with every symlink and `..` resolved, lies inside `root`."""
+    try:
+        path.resolve().relative_to(root.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
+
+
+def refuse_outside(root: Path, path: Path, what: str = "lesson file") -> None:
+    """ConfigError unless `path` resolves inside the course checkout `root`.
+
+    A pull request can add a symlink (to /proc/self/environ, to a file holding a
+    secret): its content must never be read as a lesson and published in records."""
+    if not inside(root, path):
+        try:
+            target = str(path.resolve())
+        except (OSError, RuntimeError):
+            target = "an unresolvable path"
+        raise ConfigError(f"{what} resolves outside the course checkout {root} (to {target}); "
+                          "refusing to read it", file=str(path),
+                          hint="lessons and their folders must be files of the course "
+                               "repository, not symbolic links leading out of it")
+
+
 def lesson_files(root: Path, docs: str = "docs") -> list[Path]:
-    """The Markdown lessons of a course repository checkout."""
+    """The Markdown lessons of a course repository checkout (refusing any that resolves
+    outside it)."""
     base = root / docs
     if not base.is_dir():
         return []
-    return sorted(p for p in base.rglob("*.md") if p.is_file())
+    refuse_outside(root, base, "lesson folder")
+    out = []
+    for p in sorted(base.rglob("*")):   # symlinked folders are listed, not followed
+        if p.suffix == ".md" or p.is_symlink():
+            if p.suffix == ".md" or p.is_dir():
+                refuse_outside(root, p)
+            if p.suffix == ".md" and p.is_file():
+                out.append(p)
+    return out
 
 
 __all__ = ["CodeBlock", "CodeSpan", "Heading", "Lesson", "Link", "MathSpan", "Sentence",
-           "Suppression", "github_links", "lesson_files", "parse_lesson"]
+           "Suppression", "github_links", "inside", "lesson_files", "parse_lesson",
+           "refuse_outside"]

@@ -10,6 +10,11 @@ Line numbers of inline parts are found by locating each part in the raw
 source of its block (code spans may wrap lines; CommonMark turns the line
 break into a space), so a part on the third line of a paragraph reports that
 line, not the paragraph's first.
+
+Content nested deeper than markdown-it's nesting limit (`NESTING`: block
+quotes and lists 20 levels deep, link labels 20 brackets deep) is not parsed by
+markdown-it, so nothing in it can be checked; `Lesson.too_deep` lists its line
+ranges so that lint reports them instead of passing them silently.
 """
 
 from __future__ import annotations
@@ -77,6 +82,8 @@ class Suppression(_Part):
 class Lesson(BaseModel):
     model_config = ConfigDict(frozen=True)
 
+    too_deep: list[tuple[int, int]] = Field(default_factory=list)  # (first, last) not parsed
+
     headings: list[Heading] = Field(default_factory=list)
     sentences: list[Sentence] = Field(default_factory=list)
     code_spans: list[CodeSpan] = Field(default_factory=list)
@@ -115,10 +122,32 @@ def _math_inline(state: StateInline, silent: bool) -> bool:
     return True
 
 
+NESTING = 20                 # markdown-it's maxNesting (its commonmark preset)
+_DEEP, _DEEP_INLINE = "verifier_too_deep", "verifier_too_deep_inline"
+
+
 @lru_cache(maxsize=1)
 def markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark").enable("table")
+    md = MarkdownIt("commonmark", {"maxNesting": NESTING}).enable("table")
     md.inline.ruler.before("escape", "math_inline", _math_inline)
+    block_tokenize, skip_token = md.block.tokenize, md.inline.skipToken
+
+    def tokenize(state, start_line: int, end_line: int) -> None:
+        # markdown-it skips, without a trace, every line it reaches past the limit
+        if state.level >= state.md.options["maxNesting"]:
+            line = state.skipEmptyLines(start_line)
+            if line < end_line and state.sCount[line] >= state.blkIndent:
+                state.env.setdefault(_DEEP, []).append((line + 1, end_line))
+        block_tokenize(state, start_line, end_line)
+
+    def skip(state) -> None:
+        # past the limit, the rest of the paragraph is skipped as plain text
+        if state.level >= state.md.options["maxNesting"]:
+            state.env.setdefault(_DEEP_INLINE, set()).add(state.src)
+        skip_token(state)
+
+    md.block.tokenize = tokenize         # type: ignore[method-assign]
+    md.inline.skipToken = skip           # type: ignore[method-assign]
     return md
 
 
@@ -148,7 +177,10 @@ def _locator(raw: str, base_line: int):
 
 def parse_lesson(text: str) -> Lesson:
     md = markdown()
-    tokens = md.parse(text)
+    env: dict = {}
+    tokens = md.parse(text, env)
+    deep_inline = env.get(_DEEP_INLINE, set())
+    too_deep = list(env.get(_DEEP, []))
     lines = text.split("\n")
     headings, sentences, spans, links, blocks, maths, supps = [], [], [], [], [], [], []
     block_lines: list[tuple[int, int]] = []
@@ -180,6 +212,8 @@ def parse_lesson(text: str) -> Lesson:
         if tok.type != "inline" or not tok.map:
             continue
         b = new_block(tok.map)
+        if tok.content in deep_inline or any(c.level >= NESTING for c in tok.children or ()):
+            too_deep.append((tok.map[0] + 1, max(tok.map[0] + 1, tok.map[1])))
         raw = "\n".join(lines[tok.map[0]:tok.map[1]])
         find = _locator(raw, tok.map[0] + 1)
         if heading_level is not None:
@@ -239,7 +273,18 @@ def parse_lesson(text: str) -> Lesson:
                 link["line"] = plain[-1][1] if plain else None
         sentences.extend(_sentences(plain, b))
     return Lesson(headings=headings, sentences=sentences, code_spans=spans, links=links,
-                  code_blocks=blocks, math=maths, suppressions=supps, block_lines=block_lines)
+                  code_blocks=blocks, math=maths, suppressions=supps, block_lines=block_lines,
+                  too_deep=_merge_ranges(too_deep))
+
+
+def _merge_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for first, last in sorted(ranges):
+        if out and first <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], last))
+        else:
+            out.append((first, last))
+    return out
 
 
 def _sentences(plain: list[tuple[str, int]], block: int) -> list[Sentence]:

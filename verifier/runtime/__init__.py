@@ -14,9 +14,21 @@ Each candidate's ClaimResult gains `runtime` (RuntimeResult):
     skipped        not sampled, needs CUDA on a machine without a GPU, or no env offline
     env-mismatch   the environment's installed versions differ from the pins
 
-Static/runtime disagreement is reported in `message`; when static said
-`verified` and runtime `refuted`, the verdict becomes `diverged`. A runtime-only
-claim (kind "runtime") takes its verdict from the runtime result.
+Merging static and runtime verdicts (`_merge`): the runtime decides when it can.
+- a runtime-only claim (kind "runtime") takes its verdict from the runtime
+  result (confirmed -> verified, refuted -> diverged, error -> error, else
+  unavailable), except that a claim that is `stale` (its fragment left the
+  lesson) or `error` (the claim itself is broken) keeps that verdict;
+- static `verified` + runtime `refuted` -> `diverged` (the message says both);
+- static `unavailable` + runtime `refuted` -> `diverged`, resting on the runtime:
+  `expected`/`actual` are the runtime expectation and value, the message the
+  first difference;
+- static `stale` / `error` are kept whatever the runtime says; the other
+  disagreements (static `diverged` but runtime `confirmed`, a runtime error under a
+  decided verdict, static `unavailable` but runtime `confirmed`) are reported in
+  the message without changing the verdict.
+Everything kept from a run (value, message, output) has passed the batch's
+sanitizer (token-like strings redacted, machine paths replaced by placeholders).
 """
 
 from __future__ import annotations
@@ -85,28 +97,47 @@ def _run_upstream(project: "Project", name: str, items: list[tuple[int, Any]],
     rec["env"] = info.path.name
     checks = [CheckSpec(name=gid, code=c.code, setup=c.setup, timeout=c.timeout)
               for _, (gid, c) in items]
-    batch: BatchRun = run_batch(info.python, spec, checks, env_dir=info.path)
+    batch: BatchRun = run_batch(info.python, spec, checks, env_dir=info.path,
+                                paths=_machine_paths(project))
+    san = batch.sanitizer
     rec.update({"python": batch.python, "installed": batch.installed,
                 "import_s": batch.import_s, "wall_s": batch.wall_s})
     if batch.note:
         rec["note"] = batch.note
     for (i, (_gid, check)), run in zip(items, batch.runs, strict=True):
         if run.status == "ok":
-            diff = compare(run.value, check.expected, check.tolerance)
+            diff = compare(run.value, check.expected, check.tolerance,
+                           subset=check.compare == "subset")
             status = "confirmed" if diff is None else "refuted"
-            msg = None if diff is None else f"runtime value differs: {diff}"
+            msg = None if diff is None else san.text(f"runtime value differs: {diff}")
         else:
             status, msg = run.status, run.message
-        out[i] = RuntimeResult(status=status, value=run.value, expected=check.expected,
-                               duration_s=run.duration_s, message=msg, stdout=run.stdout,
-                               stderr=run.stderr)
+        out[i] = RuntimeResult(status=status, value=san.value(run.value),
+                               expected=check.expected, duration_s=run.duration_s,
+                               message=msg, stdout=run.stdout, stderr=run.stderr)
     return out, rec
+
+
+def _machine_paths(project: "Project") -> dict[str, str]:
+    """Absolute paths of this machine that kept output shows as placeholders."""
+    paths: dict[str, str] = {}
+    home = os.path.expanduser("~")
+    if home and home != "/":
+        paths[home] = "~"
+    root = getattr(getattr(project, "store", None), "root", None)
+    if root is not None:
+        paths[str(root)] = "<cache>"
+    proot = getattr(getattr(project, "pins", None), "root", None)
+    if proot is not None:
+        paths[str(proot)] = "<project>"
+    return paths
 
 
 def _merge(res: ClaimResult, kind: str, rt: RuntimeResult) -> ClaimResult:
     update: dict[str, Any] = {"runtime": rt}
-    if kind == "runtime" and res.verdict == Verdict.ERROR:
-        # the claim itself is broken (e.g. its fragment locates no sentence): keep that
+    if res.verdict in (Verdict.ERROR, Verdict.STALE):
+        # the claim itself is broken, or its fragment left the lesson: the runtime
+        # result says nothing about the lesson as it is now
         note = f"runtime {rt.status}" + (f": {rt.message}" if rt.message else "")
         update["message"] = f"{res.message}; {note}" if res.message else note
         return res.model_copy(update=update)
@@ -128,6 +159,12 @@ def _merge(res: ClaimResult, kind: str, rt: RuntimeResult) -> ClaimResult:
     if static == Verdict.VERIFIED and rt.status == "refuted":
         update["verdict"] = Verdict.DIVERGED
         note = f"static check verified, but runtime refuted it ({rt.message})"
+    elif static == Verdict.UNAVAILABLE and rt.status == "refuted":
+        # the verdict rests on the runtime alone: its expectation and value are the evidence
+        update.update(verdict=Verdict.DIVERGED, expected=rt.expected, actual=rt.value)
+        note = f"refuted at runtime ({rt.message}); the static check could not run"
+    elif static == Verdict.UNAVAILABLE and rt.status == "confirmed":
+        note = "runtime confirmed the expectation (the static check could not run)"
     elif static == Verdict.DIVERGED and rt.status == "confirmed":
         note = "static check diverged, but runtime confirmed the expectation"
     elif static in (Verdict.VERIFIED, Verdict.DIVERGED) and rt.status == "error":

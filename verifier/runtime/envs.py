@@ -49,6 +49,12 @@ IMPORT_NAMES = {"drake": "pydrake", "warp-lang": "warp", "pyyaml": "yaml"}
 # What the runner imports up front, so the batch pays it once (pydrake's top-level
 # package is nearly empty; its submodules are the import cost).
 PRELOAD = {"drake": "pydrake.all"}
+# The verifier's own warm-up, run once in the harness after the imports and before
+# any check is forked from it, so that first-use costs are paid once per batch (never
+# a claim's code; a failing warm-up only costs time). Warp initialises its runtime;
+# Newton's first finalize builds and hashes the kernel modules every model needs.
+WARMUP = {"warp-lang": "warp.init()",
+          "newton": "_b = newton.ModelBuilder()\n_b.add_body()\n_b.finalize(device='cpu').state()"}
 
 
 class RuntimeEnvError(VerifierError):
@@ -95,6 +101,13 @@ class EnvSpec:
             dist = re.split(r"[=<>!~\[;\s]", req.strip(), maxsplit=1)[0]
             names.append(PRELOAD.get(canonical(dist), import_name(dist)))
         return names
+
+    @property
+    def warmup(self) -> list[str]:
+        """The verifier's warm-up code for this environment's packages (see WARMUP)."""
+        dists = [canonical(re.split(r"[=<>!~\[;\s]", r.strip(), maxsplit=1)[0])
+                 for r in self.requirements]
+        return [WARMUP[d] for d in sorted(dists, key=lambda d: d != "warp-lang") if d in WARMUP]
 
     @property
     def key(self) -> str:

@@ -4,20 +4,23 @@ import difflib
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
+from verifier.lessons import inside
 from verifier.lint.base import Rule
 
 
 def _course_root(doc) -> Path:
     parts = PurePosixPath(doc.path).parts
-    root = doc.file.resolve()
+    root = doc.file.absolute()
     for _ in parts:
         root = root.parent
-    return root
+    return root.resolve()
 
 
 class RelativeLink(Rule):
     """A relative link between lessons (or to other files of the course repository)
-    must resolve to an existing file inside the course repository. When lint.toml
+    must resolve to an existing file inside the course repository (symbolic links
+    included: a link whose target resolves outside is reported, and what lies outside
+    is never looked at). When lint.toml
     declares the course directory a partial copy (`[course.NAME] partial = true`), a
     missing target is reported as unverifiable (source-unavailable) unless a file of
     the same type with a near-identical name exists, which marks a dead link."""
@@ -55,6 +58,12 @@ class RelativeLink(Rule):
                 continue
             course_path = "/".join(norm)
             f = root.joinpath(*norm)
+            if not inside(root, f):
+                # a symlink in the course leads out of it: never look at what lies there
+                out.append(self.finding(doc, link.line, f"relative link {href!r} resolves "
+                                        "outside the course repository (through a symbolic "
+                                        "link)", target=href, resolved=course_path))
+                continue
             if f.exists():
                 continue
             near = None
