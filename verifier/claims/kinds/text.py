@@ -19,11 +19,19 @@ Evidence used: the lines of the first match (or of the searched scope when
 there is none) at the pinned blob.
 
 Options: pattern (required), flags (any of "i", "m", "s", "x"), overload.
+
+Time limit: the pattern is compiled and searched with the `regex` package (its
+`re`-compatible mode) and a time budget of `TIME_LIMIT` seconds per claim; a
+pattern that backtracks past it (a catastrophic pattern such as `(a|aa)+$`
+on a long run of a's) makes the claim `error`, naming the pattern, instead of hanging
+the run.
 """
 
 from __future__ import annotations
 
-import re
+import time
+
+import regex as re
 
 from verifier.textlines import source_lines
 from verifier.claims.kinds import _flowsupport as fs
@@ -33,6 +41,7 @@ from verifier.results import Verdict
 
 OPTIONS = {"pattern": "regular expression", "flags": "i, m, s, x", "overload": "0-based definition index"}
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+TIME_LIMIT = 5.0     # seconds of regex matching per claim
 
 
 class TextKind(ClaimKind):
@@ -53,8 +62,8 @@ class TextKind(ClaimKind):
         for f in flags:
             fl |= _FLAGS[f]
         try:
-            rx = re.compile(pattern, fl)
-        except re.error as exc:
+            rx = re.compile(pattern, fl | re.VERSION0)
+        except (re.error, RecursionError, OverflowError) as exc:
             raise ClaimError(f"options.pattern is not a valid regular expression: {exc}") from None
 
         path = fs.need(claim, "path")
@@ -72,9 +81,14 @@ class TextKind(ClaimKind):
         else:
             ranges = [(0, len(data), 1, max(1, len(source_lines(text))))]
         hit = None
+        deadline = time.monotonic() + TIME_LIMIT
         for start_b, end_b, _, _ in ranges:
             chunk = data[start_b:end_b].decode("utf-8", errors="replace")
-            m = rx.search(chunk)
+            try:
+                m = rx.search(chunk, timeout=max(0.01, deadline - time.monotonic()))
+            except TimeoutError:
+                raise ClaimError(f"options.pattern {pattern!r} took longer than {TIME_LIMIT:g}s "
+                                 "to search (catastrophic backtracking?): simplify it") from None
             if m:
                 before = data[:start_b].count(b"\n") + chunk[:m.start()].count("\n") + 1
                 hit = (before, before + m.group(0).count("\n"))
