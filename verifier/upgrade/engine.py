@@ -290,6 +290,8 @@ def run_upgrade(project: Project, upstream: str, ref: str, *, commit: str | None
                 version: str | None = None, via: str = "auto", course: str | None = None,
                 lesson_paths: list[str] | None = None, write: bool = False,
                 claims: bool = True) -> UpgradeReport:
+    # what the analysis reads, fingerprinted now: `--write` refuses when any of it changes
+    snapshot = writer.Snapshot.take(project) if write else None
     up = project.pins.get(upstream)
     target = resolve_target(project, upstream, ref, commit=commit, version=version, via=via)
     new_id = target.identity
@@ -334,6 +336,9 @@ def run_upgrade(project: Project, upstream: str, ref: str, *, commit: str | None
                                             read_only=key[0] in read_only, links=links,
                                             claims=claims_by.get(key, [])))
     notes = list(cmp.notes)
+    interrupted = writer.read_journal(project)
+    if interrupted:
+        notes.append(interrupted)
     if new_id.identity == "release":
         notes.append(f"new version read from {new_id.provider} (release identity: files of "
                      "the release's wheel, no git tree); files outside the wheel are "
@@ -346,7 +351,9 @@ def run_upgrade(project: Project, upstream: str, ref: str, *, commit: str | None
                            new=new_id, files=sorted(cmp.files.values(), key=lambda f: f.path),
                            lessons=lesson_reports, claims=claims_run, notes=notes)
     if write:
-        report = _write(project, target, up, report, paths)
+        assert snapshot is not None
+        snapshot.add_lessons(lessons)
+        report = _write(project, target, up, report, paths, snapshot)
     return _finish(report)
 
 
@@ -380,10 +387,12 @@ def _finish(report: UpgradeReport) -> UpgradeReport:
 
 
 def _write(project: Project, target: Target, up: Upstream, report: UpgradeReport,
-           cited_paths: list[str]) -> UpgradeReport:
+           cited_paths: list[str], snapshot: "writer.Snapshot") -> UpgradeReport:
+    """Compute every edit, check that nothing read by the analysis changed since, then
+    write: the lessons, pins.lock, and pins.toml last (the commit point), under a
+    journal that says what an interrupted write left behind (see write.py)."""
     written: list[Written] = []
     notes = list(report.notes)
-    # every edit is computed (and may fail) before anything is written
     pins_path = project.pins.path
     assert pins_path is not None
     text = pins_path.read_text(encoding="utf-8")
@@ -392,6 +401,7 @@ def _write(project: Project, target: Target, up: Upstream, report: UpgradeReport
     new_cited = {lk.new_path or lk.path for ls in report.lessons for lk in ls.links} | set(cited_paths)
     lock, lock_note = writer.edit_lock(project.lock, up.name, target.upstream, tree, new_cited,
                                        f"tree:{target.repo_label}")
+    edits: list[tuple[Path, bytes, str]] = []        # (file, new bytes, what)
     new_lessons = []
     for ls in report.lessons:
         reps = {lk.url: lk.new_url for lk in ls.links if lk.rewritable and lk.new_url
@@ -403,17 +413,19 @@ def _write(project: Project, target: Target, up: Upstream, report: UpgradeReport
             data = file.read_bytes()
             new_data, counts = writer.rewrite_urls(data, reps)
             if new_data != data:
-                writer.write_file(file, new_data)
-                n = sum(counts.values())
-                written.append(Written(file=str(file), what=f"{n} permalink(s) rewritten"))
+                edits.append((file, new_data, f"{sum(counts.values())} permalink(s) rewritten"))
         links = [lk.model_copy(update={"written": counts.get(lk.url, 0) > 0}) for lk in ls.links]
         new_lessons.append(ls.model_copy(update={"links": links}))
-
-    notes.extend(pin_notes)
+    edits.append((project.lock_path, dump_lock(lock).encode(), lock_note))
     if new_text != text:
-        writer.write_file(pins_path, new_text.encode("utf-8"))
-        written.append(Written(file=str(pins_path), what=f"upstream.{up.name}: commit "
-                               f"{target.upstream.commit[:7]}, version {target.upstream.version}"))
-    writer.write_file(project.lock_path, dump_lock(lock).encode())
-    written.append(Written(file=str(project.lock_path), what=lock_note))
+        edits.append((pins_path, new_text.encode("utf-8"), f"upstream.{up.name}: commit "
+                      f"{target.upstream.commit[:7]}, version {target.upstream.version}"))
+    snapshot.verify([f for f, _, _ in edits] + [pins_path, project.lock_path])
+    with writer.journal(project, up.name, up.commit, target.upstream.commit,
+                        [f for f, _, _ in edits]):
+        for file, data, what in edits:
+            snapshot.verify([file])
+            writer.write_file(file, data)
+            written.append(Written(file=str(file), what=what))
+    notes.extend(pin_notes)
     return report.model_copy(update={"lessons": new_lessons, "written": written, "notes": notes})

@@ -6,18 +6,130 @@
 - pins.lock: the upstream's entry from the new git tree (paths locked before
   plus cited paths), or dropped when the new version has no git tree;
 - lessons: each rewritable permalink URL replaced by its new URL, nothing else
-  (bytes elsewhere unchanged)."""
+  (bytes elsewhere unchanged).
+
+Nothing is lost to a concurrent edit: `Snapshot` fingerprints pins.toml,
+pins.lock (and checks that they still say what the loaded project says) when
+the upgrade starts and each lesson as the analysis read it; just before writing,
+every file is read again and the write is refused (ConfigError, nothing
+written) when any of them changed.
+
+Order of the writes, each one atomic (temp file + rename): the lessons, then
+pins.lock, then pins.toml, the commit point. Before the first write a journal
+`.verifier-upgrade.json` (next to pins.toml) records the upstream, both commits
+and the files to write; it is removed after pins.toml is written. An interrupt
+therefore leaves either nothing changed, or lessons citing the new commit while
+pins.toml still pins the old one with the journal saying so (`verifier upgrade`
+reports it; lint reports the links as not at the pin, VL101); re-running the same
+`upgrade --write` finishes the job."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import tomlkit
 
-from verifier.errors import ConfigError
+from verifier.errors import ConfigError, VerifierError
 from verifier.fileio import atomic_write
-from verifier.pins import Lock, LockedUpstream, Upstream
+from verifier.pins import Lock, LockedUpstream, Upstream, load_lock, load_pins
+
+if TYPE_CHECKING:
+    from verifier.project import LessonDoc, Project
+
+JOURNAL = ".verifier-upgrade.json"
+
+
+def _digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc}", file=str(path)) from None
+
+
+@dataclass
+class Snapshot:
+    """sha256 of every file the analysis read, as it read it."""
+
+    seen: dict[Path, str | None] = field(default_factory=dict)
+
+    @classmethod
+    def take(cls, project: "Project") -> "Snapshot":
+        snap = cls()
+        pins_path = project.pins.path
+        assert pins_path is not None
+        for path in (pins_path, project.lock_path):
+            snap.seen[path.resolve()] = _digest(_read(path))
+        # the project was loaded a moment earlier: it must still say what the files say
+        try:
+            same = (load_pins(pins_path).model_dump() == project.pins.model_dump()
+                    and load_lock(project.lock_path) == project.lock)
+        except VerifierError:
+            same = False
+        if not same:
+            raise ConfigError("pins.toml or pins.lock changed while `verifier upgrade` was "
+                              "loading them; nothing was written", file=str(pins_path),
+                              hint="re-run the command")
+        return snap
+
+    def add_lessons(self, lessons: "list[LessonDoc]") -> None:
+        for ld in lessons:
+            self.seen.setdefault(ld.file.resolve(), _digest(ld.text.encode("utf-8")))
+
+    def verify(self, files: list[Path]) -> None:
+        changed = [f for f in files if f.resolve() in self.seen
+                   and _digest(_read(f)) != self.seen[f.resolve()]]
+        if changed:
+            names = ", ".join(str(f) for f in changed)
+            raise ConfigError(f"changed since `verifier upgrade` read it ({names}); refusing "
+                              "to overwrite: nothing more was written", file=str(changed[0]),
+                              hint="re-run `verifier upgrade ... --write` on the edited files")
+
+
+@contextlib.contextmanager
+def journal(project: "Project", upstream: str, old: str, new: str,
+            files: list[Path]) -> Iterator[None]:
+    """The journal of a write in progress (removed when every write went through)."""
+    assert project.pins.path is not None
+    path = project.pins.path.parent / JOURNAL
+    body = {"upstream": upstream, "from": old, "to": new,
+            "files": [str(f) for f in files],
+            "note": "`verifier upgrade --write` was interrupted: the lessons listed may cite "
+                    f"{new} while pins.toml still pins {old}; re-run the same command to "
+                    "finish, or restore the files from version control"}
+    write_file(path, (json.dumps(body, indent=2) + "\n").encode())
+    yield
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def read_journal(project: "Project") -> str | None:
+    """A note about an interrupted earlier `--write`, from its journal (if any)."""
+    if project.pins.path is None:
+        return None
+    path = project.pins.path.parent / JOURNAL
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        return (f"{path.name}: an earlier `upgrade --write` of {body['upstream']} from "
+                f"{str(body['from'])[:7]} to {str(body['to'])[:7]} was interrupted; lessons "
+                f"may cite {str(body['to'])[:7]} while pins.toml pins another commit: re-run "
+                "it to finish (the journal is removed when it completes)")
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"{path.name}: an earlier `upgrade --write` was interrupted (unreadable journal)"
 
 _URL_END = rb"(?![A-Za-z0-9\-._~%/#?=&+:@!$*,;])"
 
