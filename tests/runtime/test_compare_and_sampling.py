@@ -55,7 +55,7 @@ def test_expected_json_carries_null_and_is_exclusive():
     assert rc.expected == {"a": None}
     assert RuntimeCheck.model_validate({"code": "x", "expected": 1, "compare": "subset"}).compare == "subset"
     for bad, msg in (({"code": "x"}, "is required"),
-                     ({"code": "x", "expected": 1, "expected_json": "1"}, "not both"),
+                     ({"code": "x", "expected": 1, "expected_json": "2"}, "not both"),
                      ({"code": "x", "expected_json": "{nope"}, "not valid JSON"),
                      ({"code": "x", "expected_json": "[" * 5000 + "]" * 5000}, "not valid JSON"),
                      ({"code": "x", "expected": 1, "compare": "some"}, "compare")):

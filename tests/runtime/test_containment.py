@@ -298,7 +298,8 @@ DRIVER = textwrap.dedent('''
 def test_a_killed_verifier_leaves_no_harness_behind_5_3(tmp_path):
     pids = tmp_path / "pids"
     driver = subprocess.Popen([sys.executable, "-c", DRIVER % str(pids)],
-                              cwd=Path(__file__).parents[2])
+                              cwd=Path(__file__).parents[2],
+                              env={**os.environ, "TMPDIR": str(tmp_path)})
     try:
         for _ in range(300):
             if pids.exists() and pids.read_text().strip():
@@ -309,6 +310,11 @@ def test_a_killed_verifier_leaves_no_harness_behind_5_3(tmp_path):
         driver.wait(timeout=10)
         assert _gone(harness_pid), "the harness outlived the killed verifier"
         assert _gone(check_pid), "the check's process outlived the killed verifier"
+        for _ in range(50):                       # and its scratch directory is removed
+            if not any(tmp_path.glob("verifier-rt-*")):
+                break
+            time.sleep(0.1)
+        assert not any(tmp_path.glob("verifier-rt-*"))
     finally:
         if driver.poll() is None:
             driver.kill()

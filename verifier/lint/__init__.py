@@ -1,6 +1,6 @@
 """`verifier lint`: check lessons against the pinned sources even where no claim
 exists yet. Rules live in `verifier/lint/rules/` (one module per rule, codes
-VL101..VL109); suppressions in `lint.toml` (see `verifier/lint/config.py`).
+VL101..VL110); suppressions in `lint.toml` (see `verifier/lint/config.py`).
 
     run_lint(project, lessons) -> list[Finding]   # sorted by (course, path, line, rule)
 """
@@ -20,7 +20,7 @@ from verifier.results import Finding, Severity
 if TYPE_CHECKING:
     from verifier.project import LessonDoc, Project
 
-ALL_RULES = [*RULES, *META]
+ALL_RULES = sorted([*RULES, *META], key=lambda r: r.code)
 
 
 def rule_table() -> list[dict]:

@@ -554,8 +554,12 @@ def main(argv):
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _prctl(PR_SET_DUMPABLE, 0)
 
+    scratch = []
+
     def on_term(signum, frame):
         kill_descendants(rounds=10)
+        if scratch and os.getppid() != parent:       # the verifier is gone: nobody else will
+            shutil.rmtree(scratch[0], ignore_errors=True)
         os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, on_term)
@@ -567,6 +571,7 @@ def main(argv):
 
     with open(config_path, encoding="utf-8") as fh:
         config = json.load(fh)
+    scratch.append(os.path.dirname(config["scratch"]))
 
     from importlib import metadata
     installed = {}
