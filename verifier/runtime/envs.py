@@ -51,9 +51,12 @@ IMPORT_NAMES = {"drake": "pydrake", "warp-lang": "warp", "pyyaml": "yaml"}
 PRELOAD = {"drake": "pydrake.all"}
 # The verifier's own warm-up, run once in the harness after the imports and before
 # any check is forked from it, so that first-use costs are paid once per batch (never
-# a claim's code; a failing warm-up only costs time). Warp initialises its runtime;
-# Newton's first finalize builds and hashes the kernel modules every model needs.
-WARMUP = {"warp-lang": "warp.init()",
+# a claim's code; a failing warm-up only costs time). Warp initialises its runtime, its
+# informational log (module-load timings, which differ from run to run and would make
+# kept output irreproducible) turned down to warnings; Newton's first finalize builds
+# and hashes the kernel modules every model needs.
+WARMUP = {"warp-lang": "warp.config.log_level = getattr(warp, 'LOG_WARNING', "
+                       "warp.config.log_level)\nwarp.init()",
           "newton": "_b = newton.ModelBuilder()\n_b.add_body()\n_b.finalize(device='cpu').state()"}
 
 
