@@ -138,3 +138,18 @@ def test_nested_too_deep_is_a_lint_finding(proj):
     found = [f for f in run_lint(project, docs) if f.rule == "nested-too-deep"]
     assert len(found) == 1 and found[0].line == 3 and found[0].code == "VL110"
     assert "nested too deeply to check" in found[0].message
+
+
+def test_coverage_never_prints_what_a_symlinked_lesson_points_at_3_18(proj, capsys, monkeypatch):
+    project, course, outside = proj
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_FAKE_ENV_TOKEN_abcdef")
+    (course / "docs" / "zz-env.md").symlink_to("/proc/self/environ")
+    (course / "docs" / "zz-leak.md").symlink_to(outside / "secret.md")
+    from verifier.cli.main import main
+
+    for cmd in (["coverage", "--all"], ["lint"]):
+        code = main([*cmd, "--pins", str(project.pins.path)])
+        out = capsys.readouterr()
+        assert code == 2, (cmd, out.err)
+        assert "outside the course checkout" in out.err
+        assert "ghp_FAKE" not in out.out + out.err

@@ -223,21 +223,31 @@ def run_batch(python: Path, spec: EnvSpec, checks: list[CheckSpec], *,
         batch_timeout = IMPORT_ALLOWANCE + sum(c.timeout for c in checks)
     env_dir = env_dir or python.parent.parent
     runs: dict[int, CheckRun] = {}
-    scratch = Path(tempfile.mkdtemp(prefix="verifier-rt-"))
+    try:
+        scratch = Path(tempfile.mkdtemp(prefix="verifier-rt-"))
+    except OSError as exc:
+        msg = f"cannot make a scratch directory for the checks: {exc}"
+        return BatchRun(runs=[CheckRun("error", message=msg) for _ in checks], note=msg)
     marker = secrets.token_hex(16)
     labels = {str(env_dir): "<env>", str(HARNESS.parent.parent): "<verifier>",
               **(paths or {})}
     san = Sanitizer(labels, scratch=scratch)
     out = BatchRun(runs=[], sanitizer=san)
     try:
-        for sub in ("home", "tmp", "work", "checks"):
-            (scratch / sub).mkdir()
-        _kernel_cache(env_dir / KERNEL_CACHE, scratch / "warp-cache", seed=True)
-        config = {"modules": spec.modules, "pins": spec.pins, "warmup": spec.warmup,
-                  "scratch": str(scratch / "checks"), "grace": hard_grace,
-                  "memory_mb": MEMORY_MB if memory_mb is None else memory_mb}
-        config_file = scratch / "config.json"
-        config_file.write_text(json.dumps(config), encoding="utf-8")
+        try:
+            for sub in ("home", "tmp", "work", "checks"):
+                (scratch / sub).mkdir()
+            _kernel_cache(env_dir / KERNEL_CACHE, scratch / "warp-cache", seed=True)
+            config = {"modules": spec.modules, "pins": spec.pins, "warmup": spec.warmup,
+                      "scratch": str(scratch / "checks"), "grace": hard_grace,
+                      "memory_mb": MEMORY_MB if memory_mb is None else memory_mb}
+            config_file = scratch / "config.json"
+            config_file.write_text(json.dumps(config), encoding="utf-8")
+        except OSError as exc:
+            msg = san.text(f"cannot prepare the scratch directory {scratch}: {exc}")
+            out.runs = [CheckRun("error", message=msg) for _ in checks]
+            out.note = msg
+            return out
         _drive(python, env_dir, checks, runs, out, scratch, config_file, marker, t_begin,
                batch_timeout, hard_grace, san)
         _kernel_cache(env_dir / KERNEL_CACHE, scratch / "warp-cache", seed=False)
