@@ -164,7 +164,11 @@ def read_bounded(path, limit=MAX_OUT):
 # --------------------------------------------------------------------------- processes
 def _children_map():
     kids = {}
-    for name in os.listdir("/proc"):
+    try:
+        names = os.listdir("/proc")
+    except OSError:          # no /proc (not Linux): only the process group is killed
+        return kids
+    for name in names:
         if not name.isdigit():
             continue
         try:
