@@ -31,7 +31,9 @@ def session_cache(tmp_path_factory) -> Path:
 def _isolated_env(monkeypatch, session_cache, tmp_path_factory):
     monkeypatch.setenv("VERIFIER_CACHE", str(session_cache))
     monkeypatch.setenv("VERIFIER_CONFIG", str(tmp_path_factory.getbasetemp() / "no-config.toml"))
+    monkeypatch.setenv("VERIFIER_STATE_DIR", str(tmp_path_factory.getbasetemp() / "state"))
     for var in ("VERIFIER_MIRRORS", "VERIFIER_OBJECTS", "VERIFIER_PROVIDERS", "VERIFIER_OFFLINE",
+                "VERIFIER_CACHE_KEY", "VERIFIER_MEMO_AUDIT",
                 "VERIFIER_PINS"):
         monkeypatch.delenv(var, raising=False)
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import json
 import os
+import secrets
 import shutil
 import time
 from collections.abc import Iterator
@@ -85,6 +87,16 @@ def default_cache_dir() -> Path:
     return base / "verifier"
 
 
+def state_dir() -> Path:
+    """Where per-machine state outside the cache lives (the stores' signing keys):
+    $VERIFIER_STATE_DIR, else $XDG_STATE_HOME/verifier, else ~/.local/state/verifier."""
+    env = os.environ.get("VERIFIER_STATE_DIR")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_STATE_HOME")
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".local" / "state") / "verifier"
+
+
 def unusable(root: Path, exc: OSError) -> CacheError:
     """The one error for a cache directory that cannot be used."""
     why = {errno.EROFS: "read-only file system", errno.ENOSPC: "no space left on device",
@@ -100,6 +112,8 @@ class Store:
     def __init__(self, root: Path | None = None) -> None:
         self.root = (root or default_cache_dir()).resolve()
         self.corrupt: list[str] = []  # blob SHAs found corrupt (and removed) in this run
+        self._key: bytes | None = None
+        self.key_note: str | None = None
         try:
             for s in SECTIONS:
                 if s.name in ("blobs", "wheels", "git", "tmp", "locks"):
@@ -130,6 +144,51 @@ class Store:
     def upstream_clone(self, slug: str) -> Path:
         """The partial clone of an upstream repository (`owner/name`)."""
         return self.path("git", slug.replace("/", "+") + ".git")
+
+    # ----------------------------------------------------------------- signing
+    def signing_key(self) -> bytes:
+        """The secret that signs this store's verdict-bearing entries (fact cache).
+
+        Kept outside the cache, so a cache that is copied, restored from a CI cache or
+        written by something without the key cannot carry valid entries:
+        $VERIFIER_CACHE_KEY (any string; e.g. a CI secret), else a random 32-byte key
+        per store in `state_dir()/cache-keys/` (mode 0600, created on first use). When
+        no key file can be written, a key for this process only (entries then last one
+        run) and `key_note` says so."""
+        if self._key is None:
+            env = os.environ.get("VERIFIER_CACHE_KEY")
+            if env:
+                self._key = hashlib.sha256(b"verifier-cache-key\0" + env.encode()).digest()
+            else:
+                self._key = self._key_file()
+        return self._key
+
+    def _key_file(self) -> bytes:
+        name = hashlib.sha256(str(self.root).encode()).hexdigest()[:24] + ".key"
+        path = state_dir() / "cache-keys" / name
+        for _ in range(3):
+            with contextlib.suppress(FileNotFoundError):
+                key = path.read_bytes()
+                if len(key) == 32:
+                    return key
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                time.sleep(0.01)       # another process is writing it: read it next round
+                continue
+            except OSError as exc:
+                self.key_note = (f"no signing key could be kept in {path.parent} ({exc.strerror}); "
+                                 "cached facts last this run only")
+                return secrets.token_bytes(32)
+            key = secrets.token_bytes(32)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(key)
+                fh.flush()
+                os.fsync(fh.fileno())
+            return key
+        self.key_note = f"signing key {path} is unreadable; cached facts last this run only"
+        return secrets.token_bytes(32)
 
     # ----------------------------------------------------------------- atomic IO
     def write_bytes(self, dest: Path, data: bytes, *, fsync: bool = True) -> None:

@@ -22,7 +22,7 @@ def fc(tmp_path) -> FactCache:
 
 
 def test_hit_and_miss_by_every_key_part(fc):
-    value = {"rows": [("sx_advance", "function", 3)], "n": 1}
+    value = {"rows": [["sx_advance", "function", 3]], "n": 1}
     assert fc.get("symbols", "v1", BLOB, {"path": "a.c"}) is None
     fc.put("symbols", "v1", BLOB, value, {"path": "a.c"})
     assert fc.get("symbols", "v1", BLOB, {"path": "a.c"}) == value
@@ -32,9 +32,9 @@ def test_hit_and_miss_by_every_key_part(fc):
     assert fc.get("symbols", "v2", BLOB, {"path": "a.c"}) is None
     assert fc.get("claim", "v1", BLOB, {"path": "a.c"}) is None
     assert fc.stats.hits == 1 and fc.stats.misses == 5 and fc.stats.writes == 1
-    # entries live under facts/<extractor>/<blob[:2]>/
+    # entries live under facts/<extractor>/<version>/<blob[:2]>/
     (entry,) = list(fc.entries())
-    assert entry.relative_to(fc.root).parts[:2] == ("symbols", "aa")
+    assert entry.relative_to(fc.root).parts[:3] == ("symbols", "v1", "aa")
     assert entry.name.startswith(BLOB)
 
 
@@ -64,8 +64,10 @@ def test_entry_from_old_version_is_rebuilt(fc):
     assert fc.get_or_build("symbols", "v2", None, build) == 3      # no blob: never cached
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "empty", "bad-pickle"])
-def test_corrupt_entry_is_ignored_removed_and_rebuilt(fc, damage):
+@pytest.mark.parametrize("damage,counter", [
+    ("truncate", "corrupt"), ("flip", "forged"), ("garbage", "corrupt"), ("empty", "corrupt"),
+    ("resigned-checksum", "forged"), ("other-key", "foreign")])
+def test_corrupt_entry_is_ignored_removed_and_rebuilt(fc, damage, counter):
     fc.put("symbols", "v1", BLOB, ["x" * 100], {"p": 1})
     (entry,) = list(fc.entries())
     raw = entry.read_bytes()
@@ -77,13 +79,20 @@ def test_corrupt_entry_is_ignored_removed_and_rebuilt(fc, damage):
         entry.write_bytes(b"not a fact entry at all")
     elif damage == "empty":
         entry.write_bytes(b"")
-    else:  # a valid checksum over a payload that is not a pickle
+    elif damage == "other-key":    # a cache copied from another store: not this key's entry
+        other = FactCache(Store(fc.store.root.parent / "other"))
+        other.put("symbols", "v1", BLOB, ["x" * 100], {"p": 1})
+        entry.write_bytes(next(iter(other.entries())).read_bytes())
+    else:  # the old format's defence: a valid sha256 over a new payload (trial 4.14)
         import hashlib
 
-        payload = b"\x80\x05not a pickle"
-        entry.write_bytes(MAGIC + hashlib.sha256(payload).digest() + payload)
+        payload = b"\x91\xa6forged"
+        head = raw[:len(MAGIC) + 8] + len(payload).to_bytes(4, "big")
+        entry.write_bytes(head + hashlib.sha256(payload).digest() + payload)
     assert fc.get("symbols", "v1", BLOB, {"p": 1}) is None
-    assert fc.stats.corrupt == 1
+    counts = {k: getattr(fc.stats, k) for k in ("corrupt", "forged", "foreign")}
+    assert counts == {k: int(k == counter) for k in counts}
+    assert bool(fc.notes) is (counter == "forged")
     assert not entry.exists()
     assert fc.get_or_build("symbols", "v1", BLOB, lambda: ["rebuilt"], {"p": 1}) == ["rebuilt"]
     assert fc.get("symbols", "v1", BLOB, {"p": 1}) == ["rebuilt"]
@@ -156,7 +165,32 @@ def test_cache_clean_facts_removes_facts_and_symbol_indexes(tmp_path):
     assert store.get_blob(sha) == b"source bytes\n"          # sources stay
 
 
-def test_unpicklable_value_is_not_cached(fc):
-    fc.put("claim", "v1", BLOB, {"fn": lambda: 1})
-    assert list(fc.entries()) == [] and fc.stats.writes == 0
-    assert fc.get_or_build("claim", "v1", BLOB, lambda: (lambda: 2))() == 2
+@pytest.mark.parametrize("value", [{"fn": lambda: 1}, {1: "int key"}, {"o": object()},
+                                   {"s": {1, 2}}])
+def test_only_plain_data_is_stored(fc, value):
+    with pytest.raises(TypeError, match="plain data"):
+        fc.put("claim", "v1", BLOB, value)
+    assert list(fc.entries()) == [] and fc.stats.writes == 0 and fc.stats.refused == 1
+
+
+def test_entry_is_bound_to_its_key(fc):
+    """A validly signed entry moved under another key (say, a `verified` outcome copied
+    over a `diverged` one) is refused: the MAC covers the key digest."""
+    fc.put("claim", "v1", BLOB, {"verdict": "verified"}, {"id": "a"})
+    fc.put("claim", "v1", BLOB, {"verdict": "diverged"}, {"id": "b"})
+    a, b = fc.path("claim", "v1", BLOB, {"id": "a"}), fc.path("claim", "v1", BLOB, {"id": "b"})
+    b.write_bytes(a.read_bytes())
+    assert fc.get("claim", "v1", BLOB, {"id": "b"}) is None and fc.stats.forged == 1
+
+
+def test_signing_key_lives_outside_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIFIER_STATE_DIR", str(tmp_path / "state"))
+    store = Store(tmp_path / "cache")
+    key = store.signing_key()
+    (f,) = list((tmp_path / "state" / "cache-keys").iterdir())
+    assert f.read_bytes() == key and len(key) == 32 and (f.stat().st_mode & 0o077) == 0
+    assert not any(key in p.read_bytes() for p in store.root.rglob("*") if p.is_file())
+    assert Store(tmp_path / "cache").signing_key() == key          # stable per store
+    assert Store(tmp_path / "cache2").signing_key() != key         # one per store
+    monkeypatch.setenv("VERIFIER_CACHE_KEY", "a CI secret")
+    assert Store(tmp_path / "cache").signing_key() != key

@@ -56,6 +56,14 @@ class _Reads:
         monkeypatch.setattr(SourceLayer, "text", text)
 
 
+
+@pytest.fixture(autouse=True)
+def _no_audit(monkeypatch):
+    """These tests count what a warm run reads; the memo audit (which re-derives a
+    sample of hits on purpose) is tested on its own in test_memo_trust.py."""
+    monkeypatch.setenv("VERIFIER_MEMO_AUDIT", "0")
+
+
 def _by_id(results):
     return {r.id.rsplit("/", 1)[-1]: r for r in results}
 
@@ -190,7 +198,8 @@ def test_memo_is_not_used_when_a_dependency_changed(tmp_path, monkeypatch, two_f
 
 
 def test_claim_memo_is_per_pin(tmp_path, monkeypatch, two_file_kind):
-    """Evidence carries the pin's permalink: another pin never reuses an outcome."""
+    """A pin bump that changed a file the claim read: the memo does not answer, and the
+    evidence names the new pin."""
     s = make_simx(tmp_path, monkeypatch)
     s.write(claim("two", "test-speed-two-files", "include/simx/simx.h", None, True,
                   "sx_advance(model, d)", other="src/engine/sx_forward.c"))

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from verifier.claims import kinds as _kinds  # noqa: F401  (registers every kind)
 from verifier.claims.kinds.base import REGISTRY, CheckContext, ClaimError, SourceUnavailable
 from verifier.claims.loader import LoadedClaim, load_claims
+from verifier.claims import memo
 from verifier.claims.memo import check_claim
 from verifier.results import ClaimResult, Evidence, Verdict
 
@@ -156,6 +157,8 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
                     if f.is_file():
                         by_key[(lc.course, lc.lesson)] = project.lesson_for(f, lc.course)
     pairs = [(lc, check_one(project, lc, by_key.get((lc.course, lc.lesson)))) for lc in loaded]
+    if memo.distrusted(project):   # a memoised outcome was contradicted: nothing from the memo
+        pairs = [(lc, check_one(project, lc, by_key.get((lc.course, lc.lesson)))) for lc in loaded]
     project.sources.save_index()
     return pairs
 

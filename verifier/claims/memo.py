@@ -1,39 +1,52 @@
 """Memoised claim outcomes: a static claim is re-checked only when something it
 depends on changed.
 
-An outcome is stored in the fact cache (`facts/claim/`) keyed by the blob of the
-claim's file, the code version of everything that computes it, and the claim's
-canonical query. It carries *dependencies* (`Memo`): the files it was computed
-from, as (upstream, path, blob, status, provider) at the time. A hit is used only
-if every dependency still resolves to exactly that, so a memoised outcome is
-never served after one of its files changed identity or availability.
+An outcome is stored in the fact cache (`facts/claim/`, signed plain data) keyed by
+the blob of the claim's file, the code version of the kind (its import closure)
+and the claim's canonical query. It carries *dependencies*: the files it was
+computed from, as (upstream, path, blob, status, provider) at the time. A hit is
+used only if every dependency still resolves to exactly that, so a memoised
+outcome is never served after one of its files changed identity or availability.
+
+Early cutoff: the pin's commit is not part of the key. After a pin bump, a claim
+whose files all kept their blobs is served from the memo; the permalinks of its
+evidence are rendered again for the new pin (they are the only part of an outcome
+that names the commit), and nothing is extracted. An outcome whose evidence
+permalink is not the pin's standard one is not memoised.
+
+A memoised verdict is only a shortcut: anything that decides it can be computed
+again. Every run re-derives a sample of its hits (`VERIFIER_MEMO_AUDIT`, a
+fraction, default 0.1, at least the first hit; 1 re-derives every hit, 0 none)
+and compares; one mismatch means the memo cannot be trusted: the whole `claim`
+section is dropped, memo hits are refused for the rest of the run, the claims
+are checked again in the same run (`claims/check.py`), and the run's notes say
+so. With the signing key (`verifier/facts/cache.py`) a forged entry is refused
+outright; the audit is for a writer that also holds the key.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import importlib.util
-from dataclasses import dataclass, field
+import os
+import secrets
 from typing import Any
 
 from verifier.claims.kinds.base import ClaimError, Outcome
 from verifier.codeversion import code_version
 from verifier.facts.cache import fact_cache
+from verifier.results import Evidence, Verdict
+
+EXTRACTOR = "claim"
+DEFAULT_AUDIT = 0.1
 
 Dep = tuple[str, str, "str | None", str, "str | None"]   # upstream, path, blob, status, provider
 
 
 def dep_of(sf) -> Dep:
     return (sf.upstream, sf.path, sf.blob, sf.status.value, sf.provider)
-
-
-@dataclass
-class Memo:
-    """A value plus the files (as resolved then) it was computed from."""
-
-    value: Any
-    deps: list[Dep] = field(default_factory=list)   # every file resolved while computing
-    used: list[Dep] = field(default_factory=list)   # the files the computation read
 
 
 @contextlib.contextmanager
@@ -75,47 +88,156 @@ def _claim_env() -> dict[str, Any]:
     return {"libclang": importlib.util.find_spec("clang") is not None}
 
 
+# ------------------------------------------------------------------ plain forms
+
+def _outcome_plain(out: Outcome, upstream) -> dict | None:
+    """The outcome as plain data without its permalink, or None when it cannot be
+    memoised (a non-plain `actual`, or a permalink that is not the pin's standard one)."""
+    ev = out.evidence
+    evd = None
+    if ev is not None:
+        start, end = ev.lines if ev.lines else (None, None)
+        if ev.permalink != upstream.permalink(ev.path, start, end):
+            return None
+        evd = {"path": ev.path, "lines": list(ev.lines) if ev.lines else None, "blob": ev.blob,
+               "status": ev.status, "provider": ev.provider}
+    return {"verdict": out.verdict.value, "actual": out.actual, "evidence": evd,
+            "message": out.message}
+
+
+def _outcome_of(d: dict, upstream) -> Outcome:
+    ev = None
+    if d["evidence"] is not None:
+        e = d["evidence"]
+        lines = tuple(e["lines"]) if e["lines"] else None
+        ev = Evidence(path=e["path"], lines=lines, blob=e["blob"], status=e["status"],
+                      provider=e["provider"],
+                      permalink=upstream.permalink(e["path"], *(lines or (None, None))))
+    return Outcome(verdict=Verdict(d["verdict"]), actual=d["actual"], evidence=ev,
+                   message=d["message"])
+
+
+# ------------------------------------------------------------------ audit
+
+class _RunState:
+    """Per store and process: the audit sample and whether the memo was found wrong."""
+
+    def __init__(self) -> None:
+        seed = os.environ.get("VERIFIER_MEMO_AUDIT_SEED")
+        self.salt = hashlib.sha256(seed.encode()).digest() if seed else secrets.token_bytes(32)
+        try:
+            self.fraction = float(os.environ.get("VERIFIER_MEMO_AUDIT", DEFAULT_AUDIT))
+        except ValueError:
+            self.fraction = DEFAULT_AUDIT
+        self.hits = 0
+        self.distrusted = False
+
+    def sampled(self, key: str) -> bool:
+        self.hits += 1
+        if self.fraction <= 0:
+            return False
+        if self.hits == 1 or self.fraction >= 1:
+            return True
+        h = hmac.digest(self.salt, key.encode(), "sha256")
+        return int.from_bytes(h[:4], "big") < self.fraction * 2 ** 32
+
+
+def _state(fc) -> _RunState:
+    st = getattr(fc, "memo_state", None)
+    if st is None:
+        st = fc.memo_state = _RunState()
+    return st
+
+
+def distrusted(project) -> bool:
+    """Whether this run found a memoised outcome that a fresh check contradicts."""
+    return _state(fact_cache(project.store)).distrusted
+
+
+# ------------------------------------------------------------------ the memo
+
 def check_claim(kind, claim, ctx):
-    """`kind.check(claim, ctx)`, memoised by (blob of `claim.path`, code version,
-    canonical claim query). A hit re-validates every file the original check
-    resolved (same blob, status and provider) and fills `ctx.used` with them, so
-    the identity rule sees the same evidence; it reads no source. `ClaimError`
-    outcomes are memoised too (re-raised); `SourceUnavailable` never is."""
+    """`kind.check(claim, ctx)`, memoised (module docstring). A hit re-validates every
+    file the original check resolved (same blob, status and provider) and fills
+    `ctx.used` with them, so the identity rule sees the same evidence; it reads no
+    source. `ClaimError` outcomes are memoised too (re-raised); `SourceUnavailable`
+    never is."""
     project = ctx.project
     layer = project.sources
     fc = fact_cache(project.store)
+    if fc.notify is None:
+        fc.notify = project.notify
     if not fc.enabled or not claim.path or not type(kind).__module__.startswith(KINDS_PKG):
         return kind.check(claim, ctx)   # kinds outside the package: their code is not digested
     sf = layer.resolve(ctx.upstream.name, claim.path)
     if not sf.status.usable or not sf.blob:
         return kind.check(claim, ctx)          # raises SourceUnavailable
+    state = _state(fc)
     version = code_version(type(kind).__module__, __name__)   # the kind's import closure
     query = {"kind": claim.kind, "path": claim.path, "symbol": claim.symbol,
              "expected": claim.expected, "options": claim.options,
-             "upstream": [ctx.upstream.name, ctx.upstream.repo, ctx.upstream.commit],
-             "env": _claim_env()}
-    hit = fc.get("claim", version, sf.blob, query)
-    if isinstance(hit, Memo):
-        ok = deps_current(layer, hit.deps)
-        used = deps_current(layer, hit.used) if ok is not None else None
+             "upstream": [ctx.upstream.name, ctx.upstream.repo], "env": _claim_env()}
+    hit = None if state.distrusted else fc.get(EXTRACTOR, version, sf.blob, query)
+    if isinstance(hit, dict):
+        deps = [tuple(d) for d in hit.get("deps", [])]
+        used_deps = [tuple(d) for d in hit.get("used", [])]
+        ok = deps_current(layer, deps)
+        used = deps_current(layer, used_deps) if ok is not None else None
         if used is not None:
+            if state.sampled(fc.path(EXTRACTOR, version, sf.blob, query).name):
+                fc.stats.audited += 1
+                fresh = _fresh(kind, claim, ctx)      # fills ctx.used itself
+                if fresh != hit["value"]:
+                    _distrust(fc, claim)
+                return _replay(fresh, ctx.upstream)
             ctx.used.extend(used)
-            kind_, payload = hit.value
-            if kind_ == "error":
-                raise ClaimError(payload)
-            return payload
+            return _replay(hit["value"], ctx.upstream)
         fc.stats.stale += 1
     before = len(ctx.used)
     with track_resolves(layer) as seen:
         try:
             out = kind.check(claim, ctx)
         except ClaimError as exc:
-            fc.put("claim", version, sf.blob,
-                   Memo(("error", str(exc)), [dep_of(s) for s in seen.values()],
-                        [dep_of(s) for s in ctx.used[before:]]), query)
+            _put(fc, version, sf.blob, query, {"error": str(exc)}, seen, ctx.used[before:])
             raise
     if isinstance(out, Outcome):
-        fc.put("claim", version, sf.blob,
-               Memo(("outcome", out), [dep_of(s) for s in seen.values()],
-                    [dep_of(s) for s in ctx.used[before:]]), query)
+        plain = _outcome_plain(out, ctx.upstream)
+        if plain is not None:
+            _put(fc, version, sf.blob, query, {"outcome": plain}, seen, ctx.used[before:])
     return out
+
+
+def _put(fc, version: str, blob: str, query: dict, value: dict, seen, used) -> None:
+    entry = {"value": value, "deps": [list(dep_of(s)) for s in seen.values()],
+             "used": [list(dep_of(s)) for s in used]}
+    try:
+        fc.put(EXTRACTOR, version, blob, entry, query)
+    except TypeError:
+        pass          # an `actual` that is not plain data: this outcome is simply not memoised
+
+
+def _fresh(kind, claim, ctx) -> dict:
+    """The plain value a check computes now (for the audit; `ctx.used` is filled)."""
+    try:
+        out = kind.check(claim, ctx)
+    except ClaimError as exc:
+        return {"error": str(exc)}
+    plain = _outcome_plain(out, ctx.upstream) if isinstance(out, Outcome) else None
+    return {"outcome": plain} if plain is not None else {"raw": out}
+
+
+def _replay(value: dict, upstream):
+    if "error" in value:
+        raise ClaimError(value["error"])
+    if "raw" in value:
+        return value["raw"]
+    return _outcome_of(value["outcome"], upstream)
+
+
+def _distrust(fc, claim) -> None:
+    st = _state(fc)
+    st.distrusted = True
+    n = fc.drop(EXTRACTOR)
+    fc.note(f"a memoised outcome of claim {getattr(claim, 'id', '?')!r} did not match a fresh "
+            f"check: all {n} memoised claim outcomes were dropped and every claim is checked "
+            "again in this run")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,20 @@ class FileFacts:
     exports_lines: tuple[int, int] | None = None
     parse_errors: int = 0
 
+    # plain data for the fact cache (verifier/facts/cache.py): positional rows in field order
+    def to_plain(self) -> dict:
+        return {"path": self.path, "blob": self.blob, "lang": self.lang,
+                "syms": [_sym_row(s) for s in self.syms], "exports": self.exports,
+                "exports_lines": self.exports_lines, "parse_errors": self.parse_errors}
+
+    @classmethod
+    def from_plain(cls, d: dict) -> "FileFacts":
+        lines = d["exports_lines"]
+        return cls(path=d["path"], blob=d["blob"], lang=d["lang"],
+                   syms=[_sym_of(r) for r in d["syms"]], exports=d["exports"],
+                   exports_lines=tuple(lines) if lines is not None else None,
+                   parse_errors=d["parse_errors"])
+
     def children(self, owner: Sym | tuple[str, ...]) -> list[Sym]:
         q = owner.qual if isinstance(owner, Sym) else owner
         return [s for s in self.syms if len(s.qual) == len(q) + 1 and s.qual[:len(q)] == q]
@@ -78,6 +92,25 @@ class FileFacts:
             out.append(s)
         # the shortest qualification first, then source order
         return sorted(out, key=lambda s: (len(s.qual), s.start))
+
+
+_SYM_FIELDS = tuple(f.name for f in fields(Sym))
+
+
+def _sym_row(s: Sym) -> list:
+    row = [getattr(s, f) for f in _SYM_FIELDS]
+    if s.params is not None:
+        row[_SYM_FIELDS.index("params")] = [[p.name, p.default, p.type] for p in s.params]
+    return row
+
+
+def _sym_of(row: list) -> Sym:
+    d = dict(zip(_SYM_FIELDS, row, strict=True))
+    d["qual"] = tuple(d["qual"])
+    d["decorators"] = tuple(d["decorators"])
+    if d["params"] is not None:
+        d["params"] = tuple(Param(*p) for p in d["params"])
+    return Sym(**d)
 
 
 def split_symbol(symbol: str) -> list[str]:
