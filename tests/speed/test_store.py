@@ -185,3 +185,40 @@ def test_read_only_cache_from_the_cli_is_exit_2(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(Path, "write_bytes", ro)
     assert main(["cache", "info", "--cache", str(store.root)]) == 2
     assert "read-only file system" in capsys.readouterr().err
+
+
+def test_gc_from_the_cli_keeps_the_current_pin_and_drops_old_ones(tmp_path, monkeypatch, capsys):
+    from tests.claims.simx_project import make_simx
+    from verifier.claims.check import run_check
+    from verifier.facts.cache import FactCache
+
+    s = make_simx(tmp_path, monkeypatch)
+    s.write('[[claim]]\nid = "ok"\nfragment = "sx_advance(model, d)"\nkind = "symbol"\n'
+            'path = "include/simx/simx.h"\nsymbol = "sx_advance"\nexpected = true\n')
+    run_check(s.project)
+    store = s.project.store
+    for section, name in [("trees", "0" * 40 + ".json"), ("index", "simx-" + "0" * 40 + ".json"),
+                          ("courses", "old-course-" + "1" * 40), ("git", "mirror-000000000000.git")]:
+        store.path(section, name).parent.mkdir(parents=True, exist_ok=True)
+        store.path(section, name).write_text("{}")
+    stale_blob = store.put_blob(b"a file of an older pin\n")
+    old = FactCache(store)
+    old.put("claim", "oldversion", "ab" * 20, {"x": 1})
+    os.utime(store.path("facts", "claim", "oldversion", ".used"), (1, 1))
+    live_before = {p.name for p in store.path("trees").iterdir()}
+    assert main(["cache", "gc", "--pins", str(s.root / "pins.toml")]) == 0
+    assert "removed" in capsys.readouterr().out
+    assert not store.path("trees", "0" * 40 + ".json").exists()
+    assert not store.path("index", "simx-" + "0" * 40 + ".json").exists()
+    assert not store.path("courses", "old-course-" + "1" * 40).exists()
+    assert not store.path("git", "mirror-000000000000.git").exists()
+    assert store.get_blob(stale_blob) is None
+    assert not store.path("facts", "claim", "oldversion").exists()
+    assert {p.name for p in store.path("trees").iterdir()} == live_before - {"0" * 40 + ".json"}
+    # the current pin still checks warm, from what gc kept
+    monkeypatch.setenv("VERIFIER_OFFLINE", "1")
+    from verifier.project import load_project
+
+    p = load_project(s.root / "pins.toml")
+    (r,) = run_check(p)
+    assert r.verdict.value == "verified"

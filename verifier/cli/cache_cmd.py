@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import shutil
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -13,6 +14,7 @@ from rich.table import Table
 from verifier.cache import BY_NAME, SECTIONS, Store, cleanable_sections, default_cache_dir
 from verifier.cli.common import project_from, stdout_console
 from verifier.exitcodes import ExitCode
+from verifier.facts.cache import fact_cache
 
 if TYPE_CHECKING:
     from verifier.project import Project
@@ -33,6 +35,9 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "gc":
         project = project_from(args)
         removed = project.store.gc(live_entries(project))
+        for old in fact_cache(project.store).superseded():   # entries of older extractor code
+            shutil.rmtree(old, ignore_errors=True)
+            removed.setdefault("facts", []).append(old)
         n = sum(len(v) for v in removed.values())
         con.print(f"removed {n} entr{'y' if n == 1 else 'ies'} from {project.store.root}"
                   + ("" if not n else ": " + ", ".join(f"{k} {len(v)}"
