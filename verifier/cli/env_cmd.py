@@ -26,9 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verifier.cache import dir_size
     from verifier.runtime import default_env_specs
-    from verifier.runtime.envs import (create_env, dir_size, health_check, list_envs,
-                                       remove_env)
+    from verifier.runtime.envs import create_env, health_check, list_envs, remove_env
 
     project = project_from(args)
     specs = default_env_specs(project, args.upstreams or None)

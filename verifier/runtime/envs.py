@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from verifier.cache import dir_size  # noqa: F401 - re-exported for env_cmd
 from verifier.errors import VerifierError
 
 if TYPE_CHECKING:
