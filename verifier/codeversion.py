@@ -17,7 +17,9 @@ to an `ast` walk over the whole package, so a form it misses fails the suite.
 
 from __future__ import annotations
 
+import glob
 import hashlib
+import os
 import re
 import sys
 from functools import cache
@@ -27,43 +29,41 @@ PKG = Path(__file__).resolve().parent          # the `verifier` package director
 TOP = PKG.name
 FORMAT = 1                                       # bump when the digest's inputs change
 
-_TC_BLOCK = re.compile(r"^([ \t]*)if\s+(?:typing\.)?TYPE_CHECKING\s*:[^\n]*\n((?:\1[ \t]+[^\n]*\n|[ \t]*\n)*)",
-                       re.M)
-_STRINGS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'')
-_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*(?:\\\n[^\n]*)*)", re.M)
-_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n]*)", re.M)
+# one pass: triple-quoted strings and `if TYPE_CHECKING:` blocks are matched (and
+# skipped) so that text inside them is never taken for an import
+_TOKENS = re.compile(
+    r'(?P<str>"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\')'
+    r"|(?P<tc>^(?P<ind>[ \t]*)if\s+(?:typing\.)?TYPE_CHECKING\s*:[^\n]*\n"
+    r"(?:(?P=ind)[ \t]+[^\n]*\n|[ \t]*\n)*)"
+    r"|^[ \t]*from[ \t]+(?P<base>\.*[\w.]*)[ \t]+import[ \t]+"
+    r"(?P<names>\([^)]*\)|[^\n]*(?:\\\n[^\n]*)*)"
+    r"|^[ \t]*import[ \t]+(?P<mods>[^\n]*)", re.M)
 
 
 @cache
-def _module_file(root: Path, dotted: str) -> Path | None:
+def _module_file(root: str, dotted: str) -> str | None:
+    """The file of a module (absolute path string), or None."""
     parts = dotted.split(".")
     if parts[0] != TOP:   # a module outside the package (a plugin kind): its own file only
         mod = sys.modules.get(dotted)
         f = getattr(mod, "__file__", None) if mod is not None and len(parts) > 1 else None
-        return Path(f).resolve() if f and f.endswith(".py") and Path(f).is_file() else None
-    base = root.joinpath(*parts[1:])
-    if (base / "__init__.py").is_file():
-        return base / "__init__.py"
-    f = base.with_suffix(".py")
-    return f if f.is_file() else None
+        return os.path.realpath(f) if f and f.endswith(".py") and os.path.isfile(f) else None
+    base = os.path.join(root, *parts[1:])
+    if os.path.isfile(init := os.path.join(base, "__init__.py")):
+        return init
+    return base + ".py" if os.path.isfile(base + ".py") else None
 
 
-def _package_of(root: Path, path: Path) -> str:
-    rel = path.relative_to(root).with_suffix("")
-    parts = [TOP, *rel.parts]
-    if parts[-1] == "__init__":
-        return ".".join(parts[:-1])
-    return ".".join(parts[:-1])
-
-
-def _resolve(root: Path, path: Path, target: str) -> str:
+def _resolve(root: Path | str, path: Path | str, target: str) -> str:
     """Absolute dotted name of a (possibly relative) `from` target."""
     level = len(target) - len(target.lstrip("."))
     if not level:
         return target
-    if not path.is_relative_to(root):
+    root, path = str(root), str(path)
+    if not path.startswith(root + os.sep):
         return ""            # relative import of a module outside the package: not followed
-    pkg = _package_of(root, path).split(".")
+    rel = path[len(root) + 1:-3].split(os.sep)       # without ".py"
+    pkg = [TOP, *rel[:-1]]                            # a module's package, or the package itself
     base = pkg[:len(pkg) - (level - 1)]
     rest = target[level:]
     return ".".join(base + ([rest] if rest else []))
@@ -71,24 +71,23 @@ def _resolve(root: Path, path: Path, target: str) -> str:
 
 def scan_imports(root: Path, path: Path, text: str) -> set[str]:
     """Dotted names of the `verifier` modules a file imports (outside TYPE_CHECKING)."""
-    text = _STRINGS.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    text = _TC_BLOCK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     out: set[str] = set()
-    for m in _FROM.finditer(text):
-        base = _resolve(root, path, m.group(1))
-        if base.split(".")[0] != TOP:
-            continue
-        out.add(base)
-        names = m.group(2).replace("\\\n", " ").strip("() \n")
-        for item in re.split(r"[,\n]", names):
-            name = item.split("#")[0].strip().split(" as ")[0].strip()
-            if name and name != "*" and _module_file(root, f"{base}.{name}") is not None:
-                out.add(f"{base}.{name}")
-    for m in _IMPORT.finditer(text):
-        for item in m.group(1).split("#")[0].split(","):
-            name = item.strip().split(" as ")[0].strip()
-            if name.split(".")[0] == TOP:
-                out.add(name)
+    for m in _TOKENS.finditer(text):
+        if m.group("base") is not None:
+            base = _resolve(root, path, m.group("base"))
+            if base.split(".")[0] != TOP:
+                continue
+            out.add(base)
+            names = m.group("names").replace("\\\n", " ").strip("() \n")
+            for item in re.split(r"[,\n]", names):
+                name = item.split("#")[0].strip().split(" as ")[0].strip()
+                if name and name != "*" and _module_file(str(root), f"{base}.{name}") is not None:
+                    out.add(f"{base}.{name}")
+        elif m.group("mods") is not None:
+            for item in m.group("mods").split("#")[0].split(","):
+                name = item.strip().split(" as ")[0].strip()
+                if name.split(".")[0] == TOP:
+                    out.add(name)
     return out
 
 
@@ -98,17 +97,23 @@ def _with_parents(dotted: str) -> list[str]:
 
 
 @cache
-def _file_deps(root: Path, f: Path) -> tuple[frozenset[str], tuple[Path, ...]]:
+def _file_deps(root: str, f: str) -> tuple[frozenset[str], tuple[str, ...]]:
     """A file's imports, and the data files it loads (once per process)."""
-    text = f.read_text(encoding="utf-8")
-    data = tuple(sorted(f.parent.rglob("*.scm"))) if ".scm" in text else ()
+    with open(f, encoding="utf-8") as fh:
+        text = fh.read()
+    data = ()
+    if ".scm" in text:
+        data = tuple(sorted(glob.glob(os.path.join(os.path.dirname(f), "**", "*.scm"),
+                                      recursive=True)))
     return frozenset(scan_imports(root, f, text)), data
 
 
 @cache
 def closure(*modules: str, root: Path = PKG) -> tuple[str, ...]:
-    """Package-relative paths of every file `modules` depend on, sorted."""
-    seen: set[Path] = set()
+    """Package-relative paths of every file `modules` depend on, sorted (files outside
+    the package, of a plugin module, by absolute path)."""
+    r = str(root)
+    seen: set[str] = set()
     names: set[str] = set()
     todo = [m for mod in modules for m in _with_parents(mod)]
     while todo:
@@ -116,33 +121,35 @@ def closure(*modules: str, root: Path = PKG) -> tuple[str, ...]:
         if name in names:
             continue
         names.add(name)
-        f = _module_file(root, name)
+        f = _module_file(r, name)
         if f is None or f in seen:
             continue
         seen.add(f)
-        deps, data = _file_deps(root, f)
-        for dep in deps:
-            todo.extend(_with_parents(dep))
+        deps, data = _file_deps(r, f)
+        todo.extend(d for dep in deps for d in _with_parents(dep) if d not in names)
         seen.update(data)
-    return tuple(sorted(p.relative_to(root).as_posix() if p.is_relative_to(root) else str(p)
-                        for p in seen))
+    cut = len(r) + 1
+    return tuple(sorted(f[cut:].replace(os.sep, "/") if f.startswith(r + os.sep) else f
+                        for f in seen))
 
 
 @cache
-def _file_digest(f: Path) -> bytes:
-    return hashlib.sha256(f.read_bytes()).digest()
+def _file_digest(f: str) -> bytes:
+    with open(f, "rb") as fh:
+        return hashlib.sha256(fh.read()).digest()
 
 
 @cache
 def code_version(*modules: str, root: Path = PKG) -> str:
     """Digest of the import closure of `modules` (dotted names inside `verifier`)."""
-    unknown = [m for m in modules if _module_file(root, m) is None]
+    r = str(root)
+    unknown = [m for m in modules if _module_file(r, m) is None]
     if unknown:
         raise ValueError(f"no source file for module {', '.join(unknown)}")
     h = hashlib.sha256(f"format={FORMAT}".encode())
     for rel in closure(*modules, root=root):
         h.update(rel.encode() + b"\0")
-        h.update(_file_digest(root / rel))      # an absolute path stays absolute
+        h.update(_file_digest(os.path.join(r, rel)))      # an absolute path stays absolute
     return h.hexdigest()[:24]
 
 

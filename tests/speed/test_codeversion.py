@@ -31,7 +31,7 @@ def _ast_imports(root: Path, path: Path) -> set[str]:
                 continue
             out.add(base)
             for a in node.names:
-                if codeversion._module_file(root, f"{base}.{a.name}") is not None:
+                if codeversion._module_file(str(root), f"{base}.{a.name}") is not None:
                     out.add(f"{base}.{a.name}")
     return out
 

@@ -9,12 +9,9 @@ import hashlib
 import shutil
 from typing import TYPE_CHECKING
 
-from rich.table import Table
-
 from verifier.cache import BY_NAME, SECTIONS, Store, cleanable_sections, default_cache_dir
 from verifier.cli.common import project_from, stdout_console
 from verifier.exitcodes import ExitCode
-from verifier.facts.cache import fact_cache
 
 if TYPE_CHECKING:
     from verifier.project import Project
@@ -33,6 +30,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     con = stdout_console()
     if args.action == "gc":
+        from verifier.facts.cache import fact_cache
+
         project = project_from(args)
         removed = project.store.gc(live_entries(project))
         for old in fact_cache(project.store).superseded():   # entries of older extractor code
@@ -45,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.OK
     store = Store(getattr(args, "cache", None) or default_cache_dir())
     if args.action == "info":
+        from rich.table import Table
+
         sizes = store.sizes()
         t = Table(title=f"cache: {store.root}")
         for col in ("section", "size", "cleaned by `cache clean`", "holds"):
