@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import statistics
 from pathlib import Path
@@ -37,6 +38,9 @@ def bench_course(project: "Project", repeat: int = 3, bytecode: bool = False) ->
     out = CourseBench(lessons=len(lessons), warm_runs=repeat)
     with scratch_cache(project.store) as root:
         env, out.bytecode_cache = bytecode_env(root / "pycache" if bytecode else None)
+        # the scratch cache's signing key lives in the environment, not in a key file
+        # that would outlive the scratch directory
+        env["VERIFIER_CACHE_KEY"] = secrets.token_hex(16)
         base = ["--cache", str(root), *extra]
         # preparation (not timed): sources into the shared cache (network allowed
         # unless configured offline), then an empty fact cache
