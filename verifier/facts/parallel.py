@@ -110,6 +110,7 @@ def extract_files(project: "Project", upstream: str, items: list[tuple[str, str]
     gives a file's bytes (None: skipped). `cache`: another fact cache (benchmarks)."""
     global _JOB
     fc = cache or fact_cache(project.store)
+    fc.notify = fc.notify or project.notify      # forged or foreign entries reach the run's notes
     version = code_version(__name__)   # extract_rows and everything it imports
     results: list[Any] = [None] * len(items)
     queries = [_query(project, upstream, path) for path, _ in items]
