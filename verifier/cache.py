@@ -109,10 +109,12 @@ def unusable(root: Path, exc: OSError) -> CacheError:
 
 
 class Store:
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, *, key: bytes | None = None) -> None:
+        """`key`: the signing key of a throw-away store (benchmarks), instead of one kept
+        in a key file."""
         self.root = (root or default_cache_dir()).resolve()
         self.corrupt: list[str] = []  # blob SHAs found corrupt (and removed) in this run
-        self._key: bytes | None = None
+        self._key: bytes | None = key
         self.key_note: str | None = None
         try:
             for s in SECTIONS:

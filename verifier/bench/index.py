@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -146,7 +147,7 @@ def bench_index(project: "Project", tree: str | None = None, jobs: int = 2) -> I
     items = sorted(files.items())
     with tempfile.TemporaryDirectory(prefix="bench-index-", dir=project.store.path("tmp")) as d:
         scratch = Path(d)
-        cache = FactCache(Store(scratch / "cache"))
+        cache = FactCache(Store(scratch / "cache", key=secrets.token_bytes(32)))
         t0 = time.perf_counter()
         rows = extract_files(project, upstream, items, lambda p, b: data[p], n_jobs=jobs,
                              sizes={p: len(v) for p, v in data.items()}, cache=cache)
