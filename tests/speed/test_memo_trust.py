@@ -193,3 +193,33 @@ def test_pin_bump_reruns_only_the_claims_of_a_changed_file(course, monkeypatch):
     again = _by_id(run_check(load_project(s.root / "pins.toml")))
     assert sorted(i.rsplit("/", 1)[-1] for i in calls.ids) == ["bad", "calls"]
     assert {k: r.verdict.value for k, r in again.items()} == VERDICTS
+
+
+def test_audit_compares_what_the_cache_stores_not_python_types(tmp_path, monkeypatch):
+    """An `actual` with tuples reads back as lists: an honest memo must not look forged."""
+    from tests.claims.simx_project import claim
+    from verifier.claims.kinds.base import ClaimKind, Outcome
+
+    class _Tuples(ClaimKind):
+        name = "test-speed-tuples"
+
+        def check(self, claim, ctx):
+            text, sf = ctx.source(claim.path)
+            return Outcome(memo.Verdict.VERIFIED, actual=(("a", 1), ("b", (2, 3))),
+                           evidence=ctx.evidence(sf, 1, 1))
+
+    REGISTRY["test-speed-tuples"] = _Tuples
+    monkeypatch.setattr(memo, "KINDS_PKG", _Tuples.__module__)
+    try:
+        s = make_simx(tmp_path, monkeypatch)
+        s.write(claim("t", "test-speed-tuples", "include/simx/simx.h", None, True,
+                      "sx_advance(model, d)"))
+        run_check(s.project)
+        monkeypatch.setenv("VERIFIER_MEMO_AUDIT", "1")
+        notes = []
+        p = load_project(s.root / "pins.toml", notify=notes.append)
+        (r,) = run_check(p)
+        assert r.verdict.value == "verified" and fact_cache(p.store).stats.audited == 1
+        assert not memo.distrusted(p) and notes == []
+    finally:
+        REGISTRY.pop("test-speed-tuples", None)

@@ -36,7 +36,7 @@ from typing import Any
 
 from verifier.claims.kinds.base import ClaimError, Outcome
 from verifier.codeversion import code_version
-from verifier.facts.cache import fact_cache
+from verifier.facts.cache import decode, encode, fact_cache
 from verifier.results import Evidence, Verdict
 
 EXTRACTOR = "claim"
@@ -187,7 +187,7 @@ def check_claim(kind, claim, ctx):
             if state.sampled(fc.path(EXTRACTOR, version, sf.blob, query).name):
                 fc.stats.audited += 1
                 fresh = _fresh(kind, claim, ctx)      # fills ctx.used itself
-                if fresh != hit["value"]:
+                if _as_stored(fresh) != hit["value"]:
                     _distrust(fc, claim)
                 return _replay(fresh, ctx.upstream)
             ctx.used.extend(used)
@@ -224,6 +224,14 @@ def _fresh(kind, claim, ctx) -> dict:
         return {"error": str(exc)}
     plain = _outcome_plain(out, ctx.upstream) if isinstance(out, Outcome) else None
     return {"outcome": plain} if plain is not None else {"raw": out}
+
+
+def _as_stored(value: dict) -> Any:
+    """A fresh value as it reads back from the cache (tuples become lists), for comparing."""
+    try:
+        return decode(encode(value))
+    except (TypeError, ValueError, OverflowError):
+        return None               # not storable: it cannot equal what was stored
 
 
 def _replay(value: dict, upstream):
