@@ -82,6 +82,11 @@ def test_allowed_cycle_passes_and_a_stale_allowance_fails(tmp_path):
     assert len(out) == 1 and "matches nothing" in out[0]
 
 
+def test_allowed_oversized_module_passes(tmp_path):
+    allow = '{ kind = "size", modules = ["pkg.facts.big"] }'
+    assert _tree(tmp_path, {"facts/big.py": "x = 1\n" * 21}, allow) == []
+
+
 def test_oversized_and_unplaced_modules_fail(tmp_path):
     out = _tree(tmp_path, {"facts/big.py": "x = 1\n" * 21, "other.py": ""})
     assert any("facts/big.py: 21 lines (more than 20)" in ln for ln in out), out
