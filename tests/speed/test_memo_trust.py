@@ -220,6 +220,6 @@ def test_audit_compares_what_the_cache_stores_not_python_types(tmp_path, monkeyp
         p = load_project(s.root / "pins.toml", notify=notes.append)
         (r,) = run_check(p)
         assert r.verdict.value == "verified" and fact_cache(p.store).stats.audited == 1
-        assert not memo.distrusted(p) and notes == []
+        assert not memo.distrusted(p) and not [n for n in notes if "memo" in n or "signature" in n]
     finally:
         REGISTRY.pop("test-speed-tuples", None)
