@@ -1,4 +1,11 @@
-"""What every lint rule shares: the rule contract and the per-run context."""
+"""What every lint rule shares: the rule contract, its registry and the per-run context.
+
+A rule is a `Rule` subclass in its own module `verifier/lint/rules/<name>.py` with a
+stable `name`, a unique `code` (VL1xx) and a docstring (one paragraph: what it
+checks, shown by `verifier rules` and in the rules table of `docs/lint.md`).
+Subclassing registers it in `RULE_REGISTRY` (a second rule with the same name or code
+is refused); `verifier/lint/rules/__init__.py` imports every rule module explicitly.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from verifier.lessons import Lesson
+from verifier.registry import Registry
 from verifier.results import Finding, Severity
 
 if TYPE_CHECKING:
@@ -57,12 +65,24 @@ class LintContext:
         return bool((co is not None and co.partial) or (c and c.partial))
 
 
+RULE_REGISTRY: Registry[type["Rule"]] = Registry("lint rule")
+
+
 class Rule:
     """Subclasses set `name`, `code`, a docstring (one paragraph: `verifier rules`),
-    and implement `check`."""
+    and implement `check`. `severity` documents what the rule reports (a finding may
+    carry another); `meta` rules do not read lessons: `run_lint` derives their
+    findings from the other rules' (suppression-unused, source-unavailable)."""
 
     name: ClassVar[str]
     code: ClassVar[str]
+    severity: ClassVar[str] = "error"
+    meta: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if getattr(cls, "name", None):
+            RULE_REGISTRY.register(cls.name, cls, getattr(cls, "code", None))
 
     def check(self, ctx: LintContext, doc: "LessonDoc", lesson: Lesson) -> list[Finding]:
         raise NotImplementedError  # pragma: no cover

@@ -27,6 +27,10 @@ from verifier.report import (FAILING, VERDICT_ORDER, RunReport, claim_sort_key,
 from verifier.reporters.rules import claim_message, claim_rule, claim_title, finding_rule
 from verifier.results import Severity, Verdict
 
+NAME = "github"
+SUFFIX = ".txt"
+IN_VERIFY = False  # annotations go to the log: verify prints them on GitHub Actions
+
 CAP = 10  # per level and step (GitHub drops the rest silently)
 
 
@@ -48,7 +52,7 @@ def annotations(report: RunReport) -> tuple[list[tuple], list[tuple]]:
     """(errors, warnings) as (sort key, level, message, props), most important first."""
     errors, warnings = [], []
     for c in report.claims:
-        if c.verdict in FAILING:
+        if c.verdict.failing:
             key = (VERDICT_ORDER[c.verdict], *claim_sort_key(c))
             line = c.line or 1
             errors.append((key, "error", claim_message(c),
@@ -244,3 +248,10 @@ def write_step_summary(report: RunReport, path: str | None = None) -> str | None
     with open(Path(target), "a", encoding="utf-8") as fh:
         fh.write(step_summary(report))
     return target
+
+
+def publish(report: RunReport) -> list[Path]:
+    """What the format writes besides its text: the job summary, when
+    $GITHUB_STEP_SUMMARY is set."""
+    path = write_step_summary(report)
+    return [Path(path)] if path else []

@@ -31,6 +31,10 @@ from verifier.report import (FAILING, SEVERITY_ORDER, VERDICT_ORDER, Excerpt, Le
 from verifier.reporters.rules import claim_rule, finding_rule, short_value
 from verifier.results import ClaimResult, Finding, Severity, Verdict
 
+NAME = "html"
+SUFFIX = ".html"
+IN_VERIFY = True
+
 COLOURS = {"verified": "#1a7f37", "diverged": "#cf222e", "stale": "#bc4c00",
            "unavailable": "#6e7781", "error": "#8250df"}
 SEVERITY_COLOURS = {"error": "#cf222e", "warning": "#9a6700", "info": "#0969da"}

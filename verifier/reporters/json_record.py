@@ -6,6 +6,10 @@ import json
 
 from verifier.report import RunReport
 
+NAME = "json"
+SUFFIX = ".json"
+IN_VERIFY = True
+
 
 def to_data(report: RunReport) -> dict:
     return report.model_dump(mode="json")

@@ -14,6 +14,10 @@ from verifier.report import RunReport, claim_sort_key, finding_sort_key
 from verifier.reporters.rules import claim_message, claim_rule, finding_rule
 from verifier.results import Severity, Verdict
 
+NAME = "junit"
+SUFFIX = ".xml"
+IN_VERIFY = True
+
 
 def _suite_counts(el: ET.Element) -> tuple[int, int, int]:
     cases = el.findall("testcase")
@@ -38,7 +42,7 @@ def render_tree(report: RunReport) -> ET.Element:
                                  name=f"claim {c.id} ({claim_rule(c)} {c.kind})",
                                  file=c.lesson, line=str(c.line or 1))
             msg = claim_message(c)
-            if c.verdict in (Verdict.DIVERGED, Verdict.STALE, Verdict.ERROR):
+            if c.verdict.failing:
                 el = ET.SubElement(case, "failure", message=msg, type=c.verdict.value)
                 el.text = msg
             elif c.verdict is Verdict.UNAVAILABLE:

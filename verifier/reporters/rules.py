@@ -1,40 +1,29 @@
 """Stable rule ids and metadata shared by the SARIF, JUnit and GitHub reporters.
 
-A claim's rule is its kind's code (symbol VC101 ... runtime VC111); a lint
+A claim's rule is its kind's code (from the claim kind registry); a lint
 finding's rule is its code (or its rule name when it has no code)."""
 
 from __future__ import annotations
 
 import hashlib
 
+from verifier.claims.kinds import REGISTRY
 from verifier.report import RunReport, claim_gid
+from verifier.lint.rules import RULE_REGISTRY
 from verifier.results import ClaimResult, Finding
-
-# The fixed kind-code contract; the kind registry, when loaded, has the same codes.
-KIND_CODES: dict[str, str] = {
-    "symbol": "VC101", "signature": "VC102", "default": "VC103", "enum": "VC104",
-    "members": "VC105", "call_order": "VC106", "branch": "VC107", "cases": "VC108",
-    "expression": "VC109", "text": "VC110", "runtime": "VC111",
-}
-
-
-def _registry() -> dict:
-    try:
-        from verifier.claims.kinds import REGISTRY
-    except Exception:  # noqa: BLE001 - metadata is optional; codes come from the contract
-        return {}
-    return dict(REGISTRY)
 
 
 def kind_code(kind: str) -> str:
-    cls = _registry().get(kind)
-    code = getattr(cls, "code", None) if cls else None
-    return code or KIND_CODES.get(kind) or f"VC-{kind}"
+    """The kind's code (VC1xx) from the claim kind registry; `VC-<kind>` for a kind this
+    build does not know (a record from another version)."""
+    cls = REGISTRY.get(kind)
+    return (cls.code if cls is not None else None) or f"VC-{kind}"
 
 
 def kind_description(kind: str) -> str:
-    cls = _registry().get(kind)
-    doc = (cls.__doc__ or "").strip() if cls else ""
+    """The first paragraph of the kind's documentation (its module docstring)."""
+    cls = REGISTRY.get(kind)
+    doc = (cls.__doc__ or "").strip() if cls is not None else ""
     first = doc.split("\n\n", 1)[0].replace("\n", " ").strip()
     return first or f"The lesson's {kind.replace('_', ' ')} claim matches the pinned source."
 
@@ -67,8 +56,10 @@ def rules_used(report: RunReport) -> list[dict]:
                              "kind": "claim"})
     for f in report.findings:
         rid = finding_rule(f)
+        rule = RULE_REGISTRY.get(f.rule)
         out.setdefault(rid, {"id": rid, "name": f.rule,
-                             "description": f"Lesson lint rule {f.rule}.", "kind": "lint"})
+                             "description": rule.doc() if rule is not None
+                             else f"Lesson lint rule {f.rule}.", "kind": "lint"})
     return [out[k] for k in sorted(out)]
 
 

@@ -3,13 +3,17 @@
 A kind is a class in its own module `verifier/claims/kinds/<name>.py`:
 
     class EnumKind(ClaimKind):
-        \"\"\"What it checks / Why it matters / Example / Evidence used / Options.\"\"\"
         name = "enum"
         code = "VC104"
         def check(self, claim, ctx) -> Outcome: ...
 
-Subclassing registers it (REGISTRY[name]); `verifier/claims/kinds/__init__.py`
-imports every kind module explicitly so the registry is complete and greppable.
+Subclassing registers it (`REGISTRY`, which refuses a second kind with the same
+name or code); `verifier/claims/kinds/__init__.py` imports every kind module
+explicitly so the registry is complete and greppable.
+
+The module docstring is the kind's documentation page (`docs/claims/<name>.md`
+is generated from it by `verifier docs --write`): a one-paragraph summary, then
+the sections `DOC_HEADINGS` as `## Heading` lines, with one TOML example.
 
 `check` reads source ONLY through `ctx.source(path)`, which returns the file's
 text when it is at pinned identity (or `release`), and otherwise raises
@@ -23,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from verifier.registry import Registry
 from verifier.results import Evidence, Verdict
 
 if TYPE_CHECKING:
@@ -69,7 +74,11 @@ class CheckContext:
                         status=sf.status.value, provider=sf.provider)
 
 
-REGISTRY: dict[str, type["ClaimKind"]] = {}
+REGISTRY: Registry[type["ClaimKind"]] = Registry("claim kind")
+
+# The sections of a kind's documentation page, in order (see the module docstring).
+DOC_HEADINGS = ("What it checks", "Why it matters", "Example", "Options", "Evidence",
+                "Verdicts")
 
 
 class ClaimKind:
@@ -79,9 +88,7 @@ class ClaimKind:
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         if getattr(cls, "name", None):
-            if cls.name in REGISTRY:
-                raise RuntimeError(f"claim kind {cls.name!r} registered twice")
-            REGISTRY[cls.name] = cls
+            REGISTRY.register(cls.name, cls, getattr(cls, "code", None))
 
     def check(self, claim: "Claim", ctx: CheckContext) -> Outcome:  # pragma: no cover
         raise NotImplementedError

@@ -1,40 +1,68 @@
-"""branch (VC107): which calls a function can reach under given bindings.
+"""Which calls a function can reach under given bindings.
 
-What it checks: with `options.bindings` fixing some expressions (e.g.
-`{ "m->opt.integrator" = "mjINT_RK4" }`), walks the function body and evaluates
-`if` / `else if` / `else`, `switch` (with fall-through and `default`), Python
-`match`, ternaries and `&&` / `||` short-circuits. Conditions are decided when
-built from `==`, `!=`, `||`, `&&`, `!` (`and`, `or`, `not`, `is`, `is not`),
-parentheses, casts, integer / boolean literals and enum-like names (ALL_CAPS,
-`kName`, `mjPFX_NAME`, `Enum.MEMBER`, `ns::kName`, or listed in
-`options.constants`); distinct enum names are taken to be distinct values.
-A condition mentioning anything unbound is undecidable: both sides "may reach".
-A binding key may be any expression, matched after removing whitespace, casts
-and outer parentheses (`"mjENABLED(mjENBL_FWDINV)" = false` binds a macro
-call); a value is an enum name, an integer or a boolean.
+## What it checks
+Which calls a function can reach when some expressions are fixed by `options.bindings`.
+The body is walked statement by statement:
 
-`expected = { reaches = [...], not_reaches = [...] }` (callee names: the last
-component, `mj_Euler`, or the whole callee expression, `self._mujoco.mj_step`).
-`reaches` holds when some possible path calls the callee; `not_reaches` holds
-only when no possible path does. Only direct calls in this function count
-(nested lambdas/definitions count as possible), unless `options.follow = N`
-walks N levels into callees defined in the same file (every same-named
-definition, under the same bindings). Code after a certain `return` / `break` /
-`continue` is unreachable.
+- `if` / `else if` / `else`, C/C++ `switch` (fall-through until `break`, `default`), Python
+  `if`/`elif`/`else` and `match` (`case _:` is the default, guards are conditions);
+- ternaries (`c ? a : b`, `a if c else b`) and `&&` / `||` (`and` / `or`) short-circuits;
+- `return`, `break`, `continue`, `goto`, `raise`/`throw`: code after a *certain* exit is
+  unreachable (a C label makes it reachable again); loops may run their body.
 
-Why it matters: lessons explain dispatch ("step2 with RK4 runs Euler").
+A condition is decided when it is built from `==`, `!=`, `||`, `&&`, `!` (and `and`, `or`,
+`not`, `is`, `is not`), parentheses, casts, integer/boolean literals and enum-like names:
+ALL_CAPS (`RK4`), `kName` (`Mode::kNoisy`), `mjPFX_NAME` (`mjINT_RK4`), `Enum.MEMBER`, or names
+listed in `options.constants`. Two different enum names are taken to be different values
+(names compare by their last component: `Mode::kA` == `kA`). **A condition mentioning anything
+unbound is undecidable, and both sides "may reach".** Bitwise tests, `<`/`>` and calls are
+undecidable unless the whole expression is bound.
 
-Example:
-    kind = "branch"
-    path = "src/engine/engine_forward.c"
-    symbol = "mj_step2"
-    expected = { reaches = ["mj_Euler"], not_reaches = ["mj_implicit", "mj_RungeKutta"] }
-    [claim.options]
-    bindings = { "m->opt.integrator" = "mjINT_RK4" }
+`reaches` holds when some possible path calls the callee; `not_reaches` holds only when no
+possible path calls it. By default only direct calls of this function count (calls inside
+nested lambdas/definitions count as possible); `options.follow = N` walks N levels into
+callees defined in the same file (every same-named definition, under the same bindings),
+and the message lists the functions followed.
+Macros are not expanded: a function-like macro invocation (`mjERROR(...)`,
+`mjENABLED(...)`) counts as a call by its own name, and calls through function pointers
+or callbacks count by the pointer's name.
 
-Evidence used: the function's definition lines at the pinned blob.
+## Why it matters
+Lessons explain dispatch: "3.15's `mj_step2` runs Euler when the model asks for RK4".
 
-Options: bindings, constants (extra names to treat as constants), follow, overload.
+## Example
+```toml
+[[claim]]
+id = "step2-rk4-euler"
+fragment = "mj_step2"
+kind = "branch"
+path = "src/engine/engine_forward.c"
+symbol = "mj_step2"
+expected = { reaches = ["mj_Euler"], not_reaches = ["mj_implicit", "mj_RungeKutta"] }
+[claim.options]
+bindings = { "m->opt.integrator" = "mjINT_RK4" }
+```
+
+A binding key is any expression, matched without whitespace, casts or outer parentheses, so
+`switch ((mjtIntegrator) m->opt.integrator)` matches `m->opt.integrator`, and
+`"mjENABLED(mjENBL_FWDINV)" = false` decides a macro test. Values: enum name (string),
+integer, or boolean.
+
+## Options
+| option | meaning |
+|---|---|
+| `bindings` | table `expression = value` |
+| `constants` | extra names to treat as constants when they appear in a comparison |
+| `follow` | levels of same-file callees to walk into (0-10, default 0) |
+| `overload` | 0-based index among same-named definitions |
+
+## Evidence
+The definition's line range at the pinned blob. The message lists every possibly reached
+callee and the undecidable conditions (with lines), so a reviewer can see why.
+
+## Verdicts
+`verified` / `diverged` (`actual` = the expected names split into those reached and not);
+`unavailable`; `error` for a bad `expected` table, bindings or locator.
 """
 
 from __future__ import annotations
@@ -50,6 +78,7 @@ OPTIONS = {"bindings": "table expression -> value", "constants": "extra constant
 
 
 class BranchKind(ClaimKind):
+    __doc__ = __doc__  # the module docstring documents the kind
     name = "branch"
     code = "VC107"
 

@@ -1,30 +1,48 @@
-"""call_order (VC106): the order of calls inside a function body.
+"""The order of calls inside a function body.
 
-What it checks: the calls a function's body makes, in source order, optionally
-filtered by callee (`options.callee`, a regex that must fully match the callee's
-name, e.g. `DeclareAbstractInputPort`, or its whole expression,
-`this->DeclareAbstractInputPort`), reported either as callee names or as one
-argument of each call (`options.arg`: 0-based index, or a keyword name in
-Python; string literals are reported unquoted, adjacent C strings joined).
+## What it checks
+The calls a function body makes, in source order (an outer call comes before the calls in
+its arguments), optionally filtered by callee, reported as callee names or as one argument of
+each call. Works for C functions (`mj_step2`), C++ out-of-line or in-class definitions
+(`Accelerometer<T>::Accelerometer`, `Accelerometer::CalcOutput`; template arguments are
+ignored) and Python functions/methods (`SolverMuJoCo.step`).
+Macros are not expanded: a function-like macro invocation (`mjERROR(...)`,
+`mjENABLED(...)`) counts as a call by its own name, and calls through function pointers
+or callbacks count by the pointer's name.
 
-Why it matters: lessons describe pipelines ("declares ports A, B, C in that
-order", "step2 runs actuation, acceleration, constraint").
+## Why it matters
+Lessons describe pipelines: "the constructor declares the ports A, B, C in that order",
+"step2 runs actuation, then acceleration, then constraints".
 
-Example:
-    kind = "call_order"
-    path = "systems/sensors/accelerometer.cc"
-    symbol = "Accelerometer<T>::Accelerometer"
-    expected = ["body_poses", "body_spatial_velocities", "body_spatial_accelerations"]
-    [claim.options]
-    callee = "DeclareAbstractInputPort"
-    arg = 0
+## Example
+```toml
+[[claim]]
+id = "accel-input-ports-order"
+fragment = "body_poses"                 # a verbatim fragment of the lesson sentence
+kind = "call_order"
+path = "systems/sensors/accelerometer.cc"
+symbol = "Accelerometer<T>::Accelerometer"
+expected = ["body_poses", "body_spatial_velocities", "body_spatial_accelerations"]
+[claim.options]
+callee = "DeclareAbstractInputPort"     # regex, full match on the name or whole callee
+arg = 0                                 # report argument 0 (string literals unquoted)
+```
 
-Evidence used: the function's definition lines at the pinned blob.
+## Options
+| option | meaning |
+|---|---|
+| `callee` | regex that must fully match the callee's last name (`DeclareAbstractInputPort`) or its whole expression (`this->DeclareAbstractInputPort`, `self._mujoco.mj_step`) |
+| `arg` | 0-based positional argument to report, or (Python) a keyword name; absent: report callee names |
+| `match` | `exact` (default): the filtered list equals `expected`; `subsequence`: expected items occur in this order, others may interleave; `prefix` |
+| `overload` | 0-based index among same-named definitions (source order). Without it, a single definition is used; with several, the one whose filtered call list is non-empty, else the claim is an error naming their lines |
 
-Options: callee, arg, match = "exact" (default: the filtered list equals
-`expected`) | "subsequence" (expected items occur in this order, others may
-interleave) | "prefix"; overload (0-based index among same-named definitions).
-Source order means an outer call precedes the calls in its arguments.
+## Evidence
+The definition's line range at the pinned blob (C++ includes its `template <...>` line,
+Python its decorators), with a permalink at the pinned commit.
+
+## Verdicts
+`verified` / `diverged` (actual list shown); `unavailable` when the file is not at pinned
+identity; `error` for an unknown function, bad options or an ambiguous overload.
 """
 
 from __future__ import annotations
@@ -44,6 +62,7 @@ def _subsequence(want: list, have: list) -> bool:
 
 
 class CallOrderKind(ClaimKind):
+    __doc__ = __doc__  # the module docstring documents the kind
     name = "call_order"
     code = "VC106"
 

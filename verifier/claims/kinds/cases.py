@@ -1,34 +1,51 @@
-"""cases (VC108): the case labels a switch (C/C++) or match (Python) handles,
-and what its default branch does.
+"""The case labels a switch (C/C++) or match (Python) handles, and what its default branch
+does.
 
-What it checks: inside function `symbol`, the switch whose subject is
-`options.switch` (text, compared without whitespace, casts or outer
-parentheses; optional when the function has one switch). `expected` is a table
-with either or both keys:
+## What it checks
+The case labels a C/C++ `switch` or a Python `match` handles inside a function, and what the
+default branch does.
 
-- `cases`: list of labels (compared as a set by default; a label also matches
-  by its last component, `kA` ~ `Mode::kA`), or a table label -> callee that the
-  label must reach (following fall-through until `break`);
-- `default`: a callee name or text the default branch does (matches a call
-  reached from `default`, or a substring of its statements, whitespace
-  ignored); `false` = there must be no default branch, `true` = there must be one.
-  In Python, `case _:` (or a bare capture pattern) is the default.
+`expected` is a table with either or both keys:
 
-Why it matters: lessons enumerate handled modes ("Euler, RK4 and implicit;
-anything else is an error").
+- `cases`: the labels (compared as a set by default; a label also matches by its last
+  component, `kIdeal` ~ `Mode::kIdeal`), **or** a table `label = callee` requiring that the
+  label reaches that callee (following fall-through until `break`);
+- `default`: a callee name or a piece of text the default branch does (matches a call reached
+  from `default`, or a whitespace-insensitive substring of its statements); `false` means
+  there must be no default branch, `true` that there must be one. In Python, `case _:` (or an
+  irrefutable capture pattern) is the default.
 
-Example:
-    kind = "cases"
-    path = "src/engine/engine_forward.c"
-    symbol = "mj_step"
-    expected = { cases = ["mjINT_EULER", "mjINT_RK4", "mjINT_IMPLICIT", "mjINT_IMPLICITFAST"], default = "mjERROR" }
-    [claim.options]
-    switch = "m->opt.integrator"
+## Why it matters
+Lessons enumerate handled modes: "Euler, RK4 and the two implicit integrators; anything else
+is an error".
 
-Evidence used: the switch statement's lines at the pinned blob.
+## Example
+```toml
+[[claim]]
+id = "step-integrators"
+fragment = "mj_step"
+kind = "cases"
+path = "src/engine/engine_forward.c"
+symbol = "mj_step"
+expected = { cases = ["mjINT_EULER", "mjINT_RK4", "mjINT_IMPLICIT", "mjINT_IMPLICITFAST"], default = "mjERROR" }
+[claim.options]
+switch = "m->opt.integrator"
+```
 
-Options: switch, match = "set" (default) | "exact" (same labels in source
-order) | "subset" (expected labels are among the handled ones), overload.
+## Options
+| option | meaning |
+|---|---|
+| `switch` | the switch/match subject, compared without whitespace, casts or outer parentheses; optional when the function has exactly one |
+| `match` | `set` (default): same labels; `exact`: same labels in source order; `subset`: the expected labels are among those handled |
+| `overload` | 0-based index among same-named definitions |
+
+## Evidence
+The switch (or match) statement's line range at the pinned blob.
+
+## Verdicts
+`verified` / `diverged` (message names missing/extra labels, wrong callees, default
+problems; `actual` = labels and the default branch's text); `unavailable`; `error` when the
+function has no such switch or several without `options.switch`.
 """
 
 from __future__ import annotations
@@ -61,6 +78,7 @@ def _default_does(arm: flow.Arm, want: str) -> bool:
 
 
 class CasesKind(ClaimKind):
+    __doc__ = __doc__  # the module docstring documents the kind
     name = "cases"
     code = "VC108"
 

@@ -1,24 +1,57 @@
-"""default (VC103): the default value of a parameter, field or member initializer.
+"""The default value of a parameter, field or member initializer.
 
-What it checks
-    `symbol` = `Class.field` (Python dataclass/class field or `self.x = ...` in
-    `__init__`, C++ member initializer `double x_{0.0};`/`= 0.0`, module
-    constant), or a function/method/constructor/class with
-    `options.param = "name"` (Python default, C++ default argument, pybind11
-    `py::arg("x") = ...`). `expected` is the default as written; numbers compare
-    as numbers (`0.0` == `0.` == `0`), text whitespace-normalised
-    (`Eigen::Vector3d::Zero()`). A dataclass `field(default=X)` counts as X and
-    `field(default_factory=F)` as `F()`.
-Why it matters
-    Lessons say what happens when you do not pass an argument.
-Example
-    symbol = "ClearData.clear_depth", expected = 0.0; or symbol =
-    "Accelerometer", options.param = "gravity_vector", expected =
-    "Eigen::Vector3d::Zero()"
-Evidence used
-    The field's or the declaration's lines.
-Options
-    `param`: parameter name (for callables).
+## What it checks
+The default value of
+
+- a field: Python dataclass/class field (`ClearData.clear_depth`), an attribute assigned in
+  `__init__` (`World.time`), a module constant, a C++ member initializer
+  (`double scale_{1.0};` or `int n_ = 4;`) — `symbol = "Class.field"`;
+- a parameter: Python default, C++ default argument, pybind11 `py::arg("x") = ...` —
+  `symbol` = the function, method, constructor or class, and `options.param = "name"`.
+
+`expected` is the default as the lesson writes it. Numbers compare as numbers
+(`0.0` == `0.` == `0` == `0.0f`), integers in any spelling (`0xFFFFFFFF` == `4294967295`),
+booleans as Python/C++ spell them (`true` == `True`), and other text whitespace-normalised
+(`Eigen::Vector3d::Zero()`). A dataclass `field(default=X)` counts as `X` and
+`field(default_factory=F)` as `F()`.
+
+## Why it matters
+Lessons tell readers what happens when they pass nothing: a changed default silently
+changes behaviour.
+
+## Example
+```toml
+[[claim]]
+id = "accel-gravity-default"
+fragment = "gravity_vector"
+kind = "default"
+upstream = "drake"
+path = "systems/sensors/accelerometer.h"
+symbol = "Accelerometer"
+expected = "Eigen::Vector3d::Zero()"
+options = { param = "gravity_vector" }
+
+[[claim]]
+id = "clear-depth"
+fragment = "clear_depth=0.0"
+kind = "default"
+upstream = "newton"
+path = "newton/_src/sensors/warp_raytrace/types.py"
+symbol = "ClearData.clear_depth"
+expected = 0.0
+```
+
+## Options
+| option | meaning |
+|---|---|
+| `param` | the parameter name, for callables (without it `symbol` must name a field) |
+
+## Evidence
+The field's line, or the callable's declaration head.
+
+## Verdicts
+`verified` / `diverged` (actual = the default text, `null` when there is none or the name
+is missing); `unavailable`; `error` for a bad option. An unknown option is an `error` (known: param).
 """
 
 from __future__ import annotations

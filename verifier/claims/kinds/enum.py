@@ -1,26 +1,57 @@
-"""enum (VC104): the value of an enum constant (or object-like macro), or its
-composition as a set of other constants.
+"""The value of an enum constant (or object-like macro), or its composition as a set of
+other constants.
 
-What it checks
-    `symbol`'s integer value equals `expected` (an integer); or, with
-    `options.compare = "composition"`, that the constant is the bitwise OR of
-    the constants listed in `expected` (compared as bits, so
-    `FULLPHYSICS = TIME | PHYSICS | PLUGIN` matches the flat list
-    `[TIME, QPOS, QVEL, ACT, HISTORY, PLUGIN]`).
-Why it matters
-    Lessons explain flags and sizes (`mjSTATE_PHYSICS` = QPOS|QVEL|ACT|HISTORY =
-    30); a renumbered enum silently breaks code copied from a lesson.
-Example
-    symbol = "mjSTATE_PHYSICS", expected = 30; or options.compare =
-    "composition", expected = ["mjSTATE_QPOS", "mjSTATE_QVEL", "mjSTATE_ACT",
-    "mjSTATE_HISTORY"]
-Evidence used
-    The constant's line(s). Values come from libclang (the header plus the
-    headers it includes, all read at pinned identity) when libclang is
-    installed, and from tree-sitter + a small constant evaluator otherwise;
-    when both run and disagree the verdict is `error`.
-Options
-    `compare`: "value" (default) | "composition".
+## What it checks
+The integer value of an enum constant or object-like macro (`expected = 30`, or a string
+such as `"0x1e"`), or — with `options.compare = "composition"` — that the constant is the
+bitwise OR of the constants listed in `expected`.
+
+Composition compares **bits**: `mjSTATE_FULLPHYSICS`, written
+`mjSTATE_TIME | mjSTATE_PHYSICS | mjSTATE_PLUGIN`, matches both that list and the flat list
+`[TIME, QPOS, QVEL, ACT, HISTORY, PLUGIN]`. `actual` shows the names as written. When a
+value cannot be evaluated, the names are compared as written (as a set).
+
+## How values are obtained
+1. **libclang** (when installed): the header and the headers it includes — each read
+   through the source layer at pinned identity and handed to clang as in-memory files,
+   never from disk — with gcc's include directory passed via `-isystem` (the PyPI
+   libclang wheel lacks `stddef.h`). Headers that are not available at the pin are left
+   out; clang then degrades but still evaluates constants of the file itself.
+2. **tree-sitter** + a small evaluator: integers (hex, octal, binary, suffixes), char
+   literals, `| & ^ << >> + - * / % ~`, parentheses, other enumerators/macros of the same
+   file, implicit values (previous + 1). Casts, `sizeof`, calls: "cannot evaluate".
+
+When both run and disagree the verdict is `error` (never a silent pick). The message says
+which extractor decided.
+
+## Why it matters
+Lessons explain flags and sizes; a renumbered enum silently breaks code copied from a
+lesson.
+
+## Example
+```toml
+[[claim]]
+id = "mjstate-physics"
+fragment = "`mjSTATE_PHYSICS`"
+kind = "enum"
+upstream = "mujoco"
+path = "include/mujoco/mjtype.h"
+symbol = "mjSTATE_PHYSICS"
+expected = ["mjSTATE_QPOS", "mjSTATE_QVEL", "mjSTATE_ACT", "mjSTATE_HISTORY"]
+options = { compare = "composition" }
+```
+
+## Options
+| option | meaning |
+|---|---|
+| `compare` | `value` (default; `expected` an integer) or `composition` (`expected` a list of names) |
+
+## Evidence
+The constant's line(s).
+
+## Verdicts
+`verified` / `diverged` (actual = the value, or the written names); `unavailable`;
+`error` when the value cannot be evaluated statically or the extractors disagree. An unknown option is an `error` (known: compare).
 """
 
 from __future__ import annotations

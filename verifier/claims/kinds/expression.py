@@ -1,30 +1,52 @@
-"""expression (VC109): the expression assigned to a variable, returned, or
-passed to a call, inside a function.
+"""The expression assigned to a variable, returned, or passed to a call, inside a function.
 
-What it checks: `options.target` names a variable (a declaration's
-initialiser or a plain `=` assignment: `R_SW`, `d->time`, `self.dt`) or is
-"return"; alternatively `options.call` (regex fully matching a callee name,
-e.g. `SetFromVector`) with `options.arg` (default 0) takes a call argument.
-`expected` is the expression text. Comparison is structural: both sides are
-parsed with the file's grammar and compared as token sequences with explicit
-grouping, so whitespace and redundant parentheses do not matter
-(`R_SW*(A_WS.translational()-gravity_vector_)` equals
-`R_SW * (A_WS.translational() - gravity_vector_)`, but not `R_SW*A_WS.translational()-g`).
+## What it checks
+The expression a function assigns to a variable, returns, or passes to a call.
 
-Why it matters: lessons quote formulas from the implementation.
+- `options.target = "R_SW"`: a declaration's initialiser (`const auto R_SW = ...;`) or a plain
+  `=` assignment (`d->time = ...`, `self.dt = ...`); compound assignments are not targets.
+- `options.target = "return"`: the value of a `return`.
+- `options.call = "SetFromVector"` (regex, full match on the callee name or whole callee) with
+  `options.arg` (default 0): that argument of the call.
 
-Example:
-    kind = "expression"
-    path = "systems/sensors/accelerometer.cc"
-    symbol = "Accelerometer<T>::CalcOutput"
-    expected = "R_SW * (A_WS.translational() - gravity_vector_)"
-    [claim.options]
-    call = "SetFromVector"
+Comparison is structural: `expected` is parsed with the file's grammar and both sides are
+compared as token sequences with explicit grouping. Whitespace, comments and redundant
+parentheses do not matter; names, operators and grouping do:
+`R_SW*(A_WS.translational()-gravity_vector_)` equals
+`R_SW * ( A_WS.translational() - gravity_vector_ )`, but not
+`R_SW * A_WS.translational() - gravity_vector_` and not `... - gravity_vector)`.
+When `expected` does not parse, whitespace-insensitive text comparison is used.
 
-Evidence used: the lines of the statement holding the expression.
+## Why it matters
+Lessons quote the formula an implementation computes.
 
-Options: target | call (+ arg), occurrence (1-based; negative counts from the
-end) when the target is assigned several different expressions, overload.
+## Example
+```toml
+[[claim]]
+id = "accel-output-formula"
+fragment = "A_WS.translational()"
+kind = "expression"
+path = "systems/sensors/accelerometer.cc"
+symbol = "Accelerometer<T>::CalcOutput"
+expected = "R_SW * (A_WS.translational() - gravity_vector_)"
+[claim.options]
+call = "SetFromVector"
+```
+
+## Options
+| option | meaning |
+|---|---|
+| `target` | variable name, or `return` |
+| `call`, `arg` | callee regex and argument index (instead of `target`) |
+| `occurrence` | 1-based occurrence (negative counts from the end) when the target gets several different expressions; without it such a claim is an error listing the lines |
+| `overload` | 0-based index among same-named definitions |
+
+## Evidence
+The lines of the statement holding the expression, at the pinned blob.
+
+## Verdicts
+`verified` / `diverged` (`actual` = the source text, whitespace collapsed; `null` when the
+function never assigns the target); `unavailable`; `error` for bad options or ambiguity.
 """
 
 from __future__ import annotations
@@ -42,6 +64,7 @@ OPTIONS = {"target": "variable name or 'return'", "call": "regex on a callee nam
 
 
 class ExpressionKind(ClaimKind):
+    __doc__ = __doc__  # the module docstring documents the kind
     name = "expression"
     code = "VC109"
 

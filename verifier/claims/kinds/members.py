@@ -1,24 +1,45 @@
-"""members (VC105): the ordered members of a struct, enum, class or module.
+r"""The ordered members of a struct, enum, class or module.
 
-What it checks
-    struct/union (C/C++): its fields; enum: its enumerators; Python dataclass
-    (or any class with annotated fields): its fields; other Python class: its
-    public methods and attributes; Python module: `__all__` (else its public
-    top-level names); pybind11 class: the names bound on it. `symbol` names the
-    container (`mjtState`, `mjData`, `newton.sensors`, `ClearData`); typedefs
-    are followed to the struct/enum they name.
-Why it matters
-    "exactly four sensor classes", "the fields in this order" - lists drift.
-Example
-    symbol = "newton.sensors", expected = ["SensorContact",
-    "SensorFrameTransform", "SensorIMU", "SensorTiledCamera"]
-Evidence used
-    The container's lines (`__all__`'s lines for a module).
-Options
-    `match`: "exact" (default; same names, same order) | "prefix" | "subset"
-    (every expected name present, any order) | "count" (`expected` is an int).
-    `of`: "fields" | "methods" | "enumerators" | "all" to override the default
-    member selection.
+## What it checks
+The ordered members of a container:
+
+| container | members |
+|---|---|
+| C/C++ struct or union (`mjData`, typedefs are followed to `mjData_`) | fields |
+| enum (`mjtState`) | enumerators |
+| Python dataclass / class with annotated fields | fields, in order |
+| other Python class | `__init__`, public methods and attributes |
+| Python module (`symbol` = the module, e.g. `newton.sensors`) | `__all__` (literal list, `+=`, `.extend`), else public top-level names |
+| pybind11 class in a bindings file | the names bound on it (`__init__`, `.def(...)`) |
+
+## Why it matters
+"Exactly four sensor classes", "these fields in this order": lists drift as upstream grows.
+
+## Example
+```toml
+[[claim]]
+id = "sensors-exports"
+fragment = "`newton.sensors`"
+kind = "members"
+upstream = "newton"
+path = "newton/sensors.py"
+symbol = "newton.sensors"
+expected = ["SensorContact", "SensorFrameTransform", "SensorIMU", "SensorTiledCamera"]
+```
+
+## Options
+| option | meaning |
+|---|---|
+| `match` | `exact` (default): same names, same order; `prefix`; `subset`: every expected name present, any order; `count`: `expected` is the number of members |
+| `of` | `fields` \| `methods` \| `enumerators` \| `all`: override the default selection above |
+
+## Evidence
+The container's lines (`__all__`'s lines for a module).
+
+## Verdicts
+`verified` / `diverged` (actual = the member list, or the count; the message names missing
+and unexpected members, or "same names, different order"); `unavailable`; `error` for a
+malformed `expected`. An unknown option is an `error` (known: match, of).
 """
 
 from __future__ import annotations

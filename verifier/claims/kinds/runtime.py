@@ -1,33 +1,53 @@
-"""runtime (VC111): a claim checked only by running code in the pinned environment.
+r"""A claim checked only by running code in the pinned environment.
 
-What it checks
-    Nothing statically: the claim carries only `[claim.runtime]` (a snippet
-    assigning `result`, and its expectation). Its static verdict is always
-    `unavailable` ("runtime-only claim"); `verifier check --runtime ...` (the
-    runtime stage) decides it: confirmed -> verified, refuted -> diverged,
-    error -> error, skipped -> unavailable. A claim whose fragment left the
-    lesson stays `stale` whatever the runtime says. Any other kind may carry a
-    `[claim.runtime]` table too: a refuted runtime check turns a static
-    `verified` or `unavailable` into `diverged`.
-Why it matters
-    Some facts are only observable by running the upstream (pydrake's Python
-    surface, evaluated constants of a built module).
-Example
-    kind = "runtime"; [claim.runtime] code = "import mujoco; result =
-    int(mujoco.mjtState.mjSTATE_PHYSICS)"; expected = 30
-Evidence used
-    None statically; the runtime result records value, duration and output
-    (sanitised: token-like strings redacted, machine paths as placeholders).
-Options
-    none. `[claim.runtime]` keys: `code` (required; assigns `result`),
-    `expected` or `expected_json` (exactly one; `expected_json` is JSON text,
-    for expectations holding null, e.g. `expected_json = '{"id": -1, "name":
-    null}'`), `compare` ("exact", the default: tables must have the same keys;
-    "subset": only the keys `expected` names are compared, at every level),
-    `tolerance` (relative and absolute, for numbers; default 1e-9), `timeout`
-    (seconds, default 60), `needs_cuda` (skip without a GPU), `setup` (run
-    before `code` in the same namespace).
+## What it checks
+Nothing statically. A claim of kind `runtime` carries only a `[claim.runtime]` table: a
+Python snippet run in the upstream's pinned environment that assigns `result`, and the
+`expected` value. Its static verdict is always `unavailable` with the message
+"runtime-only claim"; `verifier check --runtime sample|all` runs the snippet and records the
+outcome in the result's `runtime` field (see the runtime stage).
+
+Any other kind may carry a `[claim.runtime]` table too; then the runtime check confirms
+(or refutes) the static verdict.
+
+## Why it matters
+Some facts are only observable by running the pinned release (pydrake's Python surface,
+values computed at import).
+
+## Example
+```toml
+[[claim]]
+id = "physics-runtime"
+fragment = "`mjSTATE_PHYSICS`"
+kind = "runtime"
+upstream = "mujoco"
+[claim.runtime]
+code = "import mujoco\nresult = int(mujoco.mjtState.mjSTATE_PHYSICS)"
+expected = 30
+```
+
+## Options
+None. `[claim.runtime]` keys: `code` (required; assigns `result`), `expected` or
+`expected_json` (exactly one; JSON text for expectations holding null, e.g.
+`expected_json = '{"id": -1, "name": null}'`), `compare` (`"exact"`, the default: tables
+must have the same keys; `"subset"`: only the keys `expected` names are compared, at every
+level), `tolerance` (relative and absolute, for numbers; default 1e-9), `timeout` (seconds,
+default 60), `needs_cuda` (skip without a GPU), `setup` (run before `code` in the same
+namespace).
+
+## Evidence
+None from the source: the runtime result (status, value, expected) is the evidence, in the
+claim's `runtime` field; its duration and output (sanitised: token-like strings redacted,
+machine paths as placeholders) go to the run's `run.json`.
+
+## Verdicts
+`unavailable` statically; `error` when `[claim.runtime]` is missing.
+With `--runtime sample|all`: confirmed → `verified`, refuted → `diverged`, error →
+`error`, skipped → `unavailable`; a claim whose fragment left the lesson stays `stale`.
+On any other kind, a refuted runtime check turns a static `verified` or `unavailable`
+into `diverged` ([runtime.md](../runtime.md#outcomes)).
 """
+
 from __future__ import annotations
 
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome

@@ -1,25 +1,52 @@
-"""signature (VC102): the ordered parameters of a function, method or constructor.
+"""The ordered parameters of a function, method or constructor.
 
-What it checks
-    The parameter names of `symbol`, in order (optionally with defaults):
-    C functions (prototypes in headers, definitions in sources), C++
-    functions/methods/constructors (a class name means its constructors), Python
-    functions/methods (a class means `__init__`, or a dataclass's fields when it
-    has no `__init__`), and pybind11 `__init__`/`.def` with `py::arg(...)`.
-    Overloads: the claim holds when one overload matches.
-Why it matters
-    Lessons show calls; a renamed or reordered parameter breaks readers' code.
-Example
-    symbol = "SensorIMU.__init__", expected = ["model", "sites",
-    "request_state_attributes"]; or expected = [{name = "gravity_vector",
-    default = "Eigen::Vector3d::Zero()"}, ...]
-Evidence used
-    The declaration's lines (the matching overload, else the first one).
-Options
-    `match`: "exact" (default) | "prefix" (the first parameters) | "subset"
-    (these parameters, in this relative order).
-    Python methods are listed without `self`/`cls`; `*args`/`**kwargs` keep
-    their stars; unnamed C/C++ parameters are "".
+## What it checks
+The ordered parameters of a callable, by name and optionally with defaults:
+
+- C functions (header prototypes, source definitions; `(void)` is no parameter);
+- C++ functions, methods and constructors — a class name (`Accelerometer`) means its
+  constructors; out-of-line definitions (`Accelerometer<T>::Accelerometer`) work too;
+- Python functions and methods — `self`/`cls` are dropped (not for `@staticmethod`),
+  `*args`/`**kwargs` keep their stars; a class name means `__init__`, or for a dataclass
+  without `__init__` its fields;
+- pybind11 `__init__`/`.def(...)` with `py::arg("x") = default`.
+
+When there are overloads, the claim holds if one of them matches; the message lists the
+others.
+
+## Why it matters
+Lessons show calls. A renamed or reordered parameter breaks code copied from the lesson.
+
+## Example
+```toml
+[[claim]]
+id = "imu-ctor"
+fragment = "SensorIMU(model, sites=..., request_state_attributes=True)"
+kind = "signature"
+upstream = "newton"
+path = "newton/_src/sensors/sensor_imu.py"
+symbol = "SensorIMU"
+expected = ["model", "sites", { name = "request_state_attributes", default = "True" }]
+options = { match = "subset" }     # the lesson leaves out `verbose`
+```
+
+## Options
+| option | meaning |
+|---|---|
+| `match` | `exact` (default): same parameters in the same order; `prefix`: the first parameters; `subset`: these parameters in this relative order, others may interleave |
+
+Entries of `expected` are names, or tables `{ name = ..., default = ... }`; a default is
+compared like the `default` kind does (`0.0` == `0.` == `0`, `true` == `True`,
+`0xFFFFFFFF` == `4294967295`, whitespace-normalised text).
+
+## Evidence
+The declaration head: from the first line (decorators, `template <...>`) to the end of the
+parameter list.
+
+## Verdicts
+`verified` (actual = the matching overload) / `diverged` (actual = the first overload, the
+others in the message; `null` when no callable has that name); `unavailable`; `error` for a
+malformed `expected` or option. An unknown option is an `error` (known: match).
 """
 
 from __future__ import annotations

@@ -1,22 +1,55 @@
-"""symbol (VC101): a name exists, or does not, in a file at the pin.
+"""A name exists, or does not, in a file at the pin.
 
-What it checks
-    Whether `symbol` is defined in `path`: a C function/struct/enum constant/
-    macro/typedef, a C++ class/method/field (namespaces may be left out), a
-    Python module-level name or class member (the module prefix derived from
-    the path may be included: `newton.sensors.SensorIMU` in newton/sensors.py),
-    or a name a pybind11 bindings file exports to Python (`Accelerometer.pose`).
-Why it matters
-    Lessons tell readers which API to call; a name that does not exist (or
-    that the lesson says is missing but exists) misleads them.
-Example
-    symbol = "Accelerometer.AddToDiagram", expected = false, path =
-    "bindings/pydrake/systems/sensors_py_accelerometer.cc"
-Evidence used
-    The definition's lines; for an absent name the enclosing class (or the
-    whole file).
-Options
-    `kinds`: list of symbol kinds that count (e.g. ["function"]); default any.
+## What it checks
+Whether a name exists (`expected = true`) or does not exist (`expected = false`) in one
+file at the pinned commit:
+
+- **C** (MuJoCo headers and sources; export macros such as `MJAPI` are blanked before
+  parsing): functions (prototypes and definitions), structs/unions and their fields
+  (`mjData_.qpos`), enums and enumerators (enum scopes are transparent: `mjSTATE_PHYSICS`),
+  macros, typedefs, global variables.
+- **C++** (Drake): namespaces (may be left out), classes, methods
+  (`Accelerometer::AddToDiagram` or `Accelerometer.AddToDiagram`), constructors, fields,
+  enums, aliases. A method needs its class: `AddToDiagram` alone does not match a member.
+- **pybind11 bindings** (`bindings/pydrake/...`): the Python names the file binds —
+  classes from `py::class_<X>(m, "Name")` / `DefineTemplateClassWithDefault<...>(m, "Name", ...)`,
+  `.def("name")`, `.def_static`, `.def_readwrite`, `.def_property*`, `__init__` from
+  `py::init<...>()`, enum values from `.value("A")`, module functions from `m.def("name")`.
+  This is how "pydrake's `Accelerometer` has no `AddToDiagram`" is checked.
+- **Python** (`ast`): module-level functions, classes, variables and imported names (a
+  re-export `from ._src import X` makes `pkg.X` exist), class methods, fields, class
+  attributes and `self.x = ...` attributes of `__init__`. The module prefix derived from
+  the path may be written: `newton.sensors.SensorIMU` in `newton/sensors.py`.
+
+## Why it matters
+Lessons name the API to call. A name that is gone, or one the lesson says is missing but
+exists, misleads readers.
+
+## Example
+```toml
+[[claim]]
+id = "pydrake-accelerometer-no-addtodiagram"
+fragment = "`AddToDiagram`"                # verbatim fragment of the lesson sentence
+kind = "symbol"
+upstream = "drake"
+path = "bindings/pydrake/systems/sensors_py_accelerometer.cc"
+symbol = "Accelerometer.AddToDiagram"
+expected = false
+```
+
+## Options
+| option | meaning |
+|---|---|
+| `kinds` | list of symbol kinds that count (`["function"]`, `["method", "constructor"]`, ...); default: any |
+
+## Evidence
+The definition's lines. For an absent member: the enclosing class or struct (for pybind11,
+the whole `.def` chain); for an absent top-level name: the file (no line range).
+
+## Verdicts
+`verified` / `diverged` (actual `true`/`false`; a missing name's message lists close
+names); `unavailable` when the file is not at pinned identity; `error` when `path`,
+`symbol` or a boolean `expected` is missing, or the file's language is not supported. An unknown option is an `error` (known: kinds).
 """
 
 from __future__ import annotations

@@ -1,30 +1,48 @@
-"""text (VC110): a regular expression inside a function or a whole file.
+"""A regular expression inside a function or a whole file.
 
-What it checks: whether `options.pattern` (Python `re` syntax, searched, not
-anchored) occurs in the pinned file, or only inside the definition of `symbol`
-when given (all definitions of that name when there are overloads, unless
-`options.overload` picks one). `expected` = true (must match) / false (must not).
+## What it checks
+Whether a regular expression (Python `re` syntax, searched, not anchored) occurs in the
+pinned file, or only inside the definition of `symbol` when one is given (all same-named
+definitions unless `options.overload` picks one). `expected = true` means it must occur,
+`false` that it must not. Comments count: this is the escape hatch for facts no structured
+kind captures.
 
-Why it matters: the escape hatch for facts no structured kind captures, e.g. a
-lesson noting that the source still carries `TODO: handle use_mujoco_cpu`.
+## Why it matters
+Some lesson sentences state facts only text can check, e.g. that the source still carries a
+`TODO` for a code path.
 
-Example:
-    kind = "text"
-    path = "newton/_src/solvers/mujoco/solver_mujoco.py"
-    expected = true
-    [claim.options]
-    pattern = 'TODO: handle use_mujoco_cpu'
+## Example
+```toml
+[[claim]]
+id = "cpu-readback-todo"
+fragment = "TODO: handle use_mujoco_cpu"
+kind = "text"
+upstream = "newton"
+path = "newton/_src/solvers/mujoco/solver_mujoco.py"
+expected = true
+[claim.options]
+pattern = 'TODO: handle use_mujoco_cpu'
+```
 
-Evidence used: the lines of the first match (or of the searched scope when
-there is none) at the pinned blob.
+## Options
+| option | meaning |
+|---|---|
+| `pattern` | the regular expression (required) |
+| `flags` | any of `i` (ignore case), `m` (multiline), `s` (dot matches newline), `x` (verbose) |
+| `overload` | 0-based index among same-named definitions |
 
-Options: pattern (required), flags (any of "i", "m", "s", "x"), overload.
+## Evidence
+The lines of the first match, or the searched scope when there is none, at the pinned blob.
 
-Time limit: the pattern is compiled and searched with the `regex` package (its
-`re`-compatible mode) and a time budget of `TIME_LIMIT` seconds per claim; a
-pattern that backtracks past it (a catastrophic pattern such as `(a|aa)+$`
-on a long run of a's) makes the claim `error`, naming the pattern, instead of hanging
-the run.
+## Verdicts
+`verified` / `diverged` (`actual` = whether it matched); `unavailable`; `error` for a bad
+pattern, flags or locator.
+
+## Time limit
+The pattern is compiled and searched with the `regex` package (its `re`-compatible mode)
+and a time budget of `TIME_LIMIT` seconds per claim; a pattern that backtracks past it (a
+catastrophic pattern such as `(a|aa)+$` on a long run of a's) makes the claim `error`,
+naming the pattern, instead of hanging the run.
 """
 
 from __future__ import annotations
@@ -45,6 +63,7 @@ TIME_LIMIT = 5.0     # seconds of regex matching per claim
 
 
 class TextKind(ClaimKind):
+    __doc__ = __doc__  # the module docstring documents the kind
     name = "text"
     code = "VC110"
 

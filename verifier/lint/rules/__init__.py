@@ -1,19 +1,19 @@
-"""Lint rules, in code order. Each rule is one module with a stable name and code."""
+"""Lint rules: one module per rule, each registering itself on import (keep this list
+explicit and sorted). `RULES` (lesson rules) and `META` (findings `run_lint` derives
+from the others) are derived from the registry, in code order."""
 
-from verifier.lint.rules.codeblock import CodeBlock
-from verifier.lint.rules.identifier import Identifier
-from verifier.lint.rules.meta import SourceUnavailable, SuppressionUnused
-from verifier.lint.rules.nesting import NestedTooDeep
-from verifier.lint.rules.permalink_anchor import PermalinkAnchor
-from verifier.lint.rules.permalink_pin import PermalinkPin
-from verifier.lint.rules.permalink_target import PermalinkTarget
-from verifier.lint.rules.relative_link import RelativeLink
-from verifier.lint.rules.version import Version
+from verifier.lint.base import RULE_REGISTRY
+from verifier.lint.rules import codeblock  # noqa: F401  VL106
+from verifier.lint.rules import identifier  # noqa: F401  VL104
+from verifier.lint.rules import meta  # noqa: F401  VL108, VL109
+from verifier.lint.rules import nesting  # noqa: F401  VL110
+from verifier.lint.rules import permalink_anchor  # noqa: F401  VL103
+from verifier.lint.rules import permalink_pin  # noqa: F401  VL101
+from verifier.lint.rules import permalink_target  # noqa: F401  VL102
+from verifier.lint.rules import relative_link  # noqa: F401  VL107
+from verifier.lint.rules import version  # noqa: F401  VL105
 
-# rules that read lessons, in code order (VL101..VL107, VL110)
-RULES = [PermalinkPin(), PermalinkTarget(), PermalinkAnchor(), Identifier(), Version(),
-         CodeBlock(), RelativeLink(), NestedTooDeep()]
-# rules run_lint derives from the others (VL108, VL109)
-META = [SuppressionUnused(), SourceUnavailable()]
+RULES = [RULE_REGISTRY[n]() for n in RULE_REGISTRY.names() if not RULE_REGISTRY[n].meta]
+META = [RULE_REGISTRY[n]() for n in RULE_REGISTRY.names() if RULE_REGISTRY[n].meta]
 
-__all__ = ["RULES", "META"]
+__all__ = ["RULES", "META", "RULE_REGISTRY"]

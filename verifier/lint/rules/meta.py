@@ -10,6 +10,8 @@ class SuppressionUnused(Rule):
 
     name = "suppression-unused"
     code = "VL108"
+    severity = "warning"
+    meta = True
 
     def check(self, ctx, doc, lesson):  # derived in run_lint
         return []
@@ -22,6 +24,8 @@ class SourceUnavailable(Rule):
 
     name = "source-unavailable"
     code = "VL109"
+    severity = "warning"
+    meta = True
 
     def check(self, ctx, doc, lesson):  # derived in run_lint
         return []

@@ -27,6 +27,7 @@ class PermalinkAnchor(Rule):
 
     name = "permalink-anchor"
     code = "VL103"
+    severity = "info / error"
 
     def check(self, ctx, doc, lesson):
         out = []
