@@ -115,10 +115,10 @@ def stale_docs(root: Path) -> list[Path]:
 
 
 def write_docs(root: Path) -> list[Path]:
-    from verifier.fileio import write_atomic
+    from verifier.fileio import atomic_write
 
     written = []
     for path in stale_docs(root):
-        write_atomic(path, render_docs(root)[path])
+        atomic_write(path, render_docs(root)[path])
         written.append(path)
     return written

@@ -5,6 +5,7 @@ Their JSON shapes are stable interfaces (`verifier lint --format json`,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -42,6 +43,11 @@ class Verdict(StrEnum):
     STALE = "stale"
     UNAVAILABLE = "unavailable"
     ERROR = "error"
+
+    @property
+    def failing(self) -> bool:
+        """A verdict that makes a run exit 1 (the lesson or the claim needs a human)."""
+        return self in (Verdict.DIVERGED, Verdict.STALE, Verdict.ERROR)
 
 
 class Evidence(BaseModel):
@@ -86,3 +92,28 @@ class ClaimResult(BaseModel):
     # what the claim asserted besides `expected` (shown on verified cards)
     symbol: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Crash:
+    """A bug caught while a stage ran (a lint rule or claim kind raised).
+
+    The stage reports it against its lesson (a finding or an `error` verdict) and
+    goes on; the command exits 3 at the end and writes `traceback` to the crash log.
+    The record keeps everything but the traceback (it names files of this machine)."""
+
+    stage: str            # lint | check
+    what: str             # e.g. "lint rule identifier (VL104)"
+    course: str | None
+    lesson: str | None
+    error: str            # "KeyError: 'x'"
+    traceback: str
+
+    @classmethod
+    def of(cls, exc: BaseException, *, stage: str, what: str, course: str | None,
+           lesson: str | None) -> "Crash":
+        import traceback as tb
+
+        return cls(stage=stage, what=what, course=course, lesson=lesson,
+                   error=f"{type(exc).__name__}: {exc}",
+                   traceback="".join(tb.format_exception(exc)))

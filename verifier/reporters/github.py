@@ -22,8 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
-from verifier.report import (FAILING, VERDICT_ORDER, RunReport, claim_sort_key,
-                             finding_sort_key)
+from verifier.report import VERDICT_ORDER, RunReport, claim_sort_key, finding_sort_key
 from verifier.reporters.rules import claim_message, claim_rule, claim_title, finding_rule
 from verifier.results import Severity, Verdict
 
@@ -130,7 +129,7 @@ def _rows(report: RunReport, claims, findings, env) -> list[list[str]]:
     from verifier.reporters.markdown import cell, code
 
     rows = []
-    for c in sorted((c for c in claims if c.verdict in FAILING),
+    for c in sorted((c for c in claims if c.verdict.failing),
                     key=lambda c: (VERDICT_ORDER[c.verdict], claim_sort_key(c))):
         url = _lesson_url(report, c.course, c.lesson, c.line, env)
         line = str(c.line) if c.line else "gone"
@@ -170,7 +169,7 @@ def step_summary(report: RunReport, env: Mapping[str, str] | None = None) -> str
 
     env = os.environ if env is None else env
     s = report.summary
-    failing = {v: s.verdicts.get(v.value, 0) for v in FAILING}
+    failing = {v: s.verdicts.get(v.value, 0) for v in Verdict if v.failing}
     lint_err = s.findings.get("error", 0)
     bad = [f"{n} {v.value}" for v, n in failing.items() if n]
     bad += [_plural(lint_err, "lint error")] if lint_err else []
@@ -185,14 +184,14 @@ def step_summary(report: RunReport, env: Mapping[str, str] | None = None) -> str
     ranked = []
     for les in report.lessons:
         cl, fs = report.lesson_claims(les), report.lesson_findings(les)
-        nfail = sum(1 for c in cl if c.verdict in FAILING)
+        nfail = sum(1 for c in cl if c.verdict.failing)
         nerr = sum(1 for f in fs if f.severity is Severity.ERROR)
         nwarn = sum(1 for f in fs if f.severity is Severity.WARNING)
         ranked.append(((-(nfail + nerr), -nwarn, les.course, les.path), les, cl, fs,
                        nfail + nerr, nwarn))
     other_c, other_f = report.orphan_claims(), report.orphan_findings()
     if other_c or other_f:
-        nfail = sum(1 for c in other_c if c.verdict in FAILING) + sum(
+        nfail = sum(1 for c in other_c if c.verdict.failing) + sum(
             1 for f in other_f if f.severity is Severity.ERROR)
         nwarn = sum(1 for f in other_f if f.severity is Severity.WARNING)
         ranked.append(((-nfail, -nwarn, "~", "~"), None, other_c, other_f, nfail, nwarn))

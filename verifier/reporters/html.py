@@ -26,7 +26,7 @@ from html import escape
 
 from markdown_it import MarkdownIt
 
-from verifier.report import (FAILING, SEVERITY_ORDER, VERDICT_ORDER, Excerpt, LessonRecord,
+from verifier.report import (SEVERITY_ORDER, VERDICT_ORDER, Excerpt, LessonRecord,
                              RunReport, claim_gid, claim_sort_key, finding_sort_key, safe_name)
 from verifier.reporters.rules import claim_rule, finding_rule, short_value
 from verifier.results import ClaimResult, Finding, Severity, Verdict
@@ -432,7 +432,7 @@ def finding_card(report: RunReport, f: Finding, anchor: str, causes: Causes) -> 
 
 
 def attention_items(report: RunReport) -> tuple[list[ClaimResult], list[Finding]]:
-    claims = sorted((c for c in report.claims if c.verdict in FAILING),
+    claims = sorted((c for c in report.claims if c.verdict.failing),
                     key=lambda c: (VERDICT_ORDER[c.verdict], claim_sort_key(c)))
     findings = sorted((f for f in report.findings if f.severity is not Severity.INFO),
                       key=lambda f: (SEVERITY_ORDER[f.severity], finding_sort_key(f)))
@@ -523,7 +523,7 @@ def _counts_html(claims: list[ClaimResult], findings: list[Finding]) -> str:
 def attention_score(claims: list[ClaimResult], findings: list[Finding]) -> tuple[int, ...]:
     """Bigger is more urgent: failing claims and lint errors, then warnings, then what
     could not be checked."""
-    fail = sum(1 for c in claims if c.verdict in FAILING)
+    fail = sum(1 for c in claims if c.verdict.failing)
     err = sum(1 for f in findings if f.severity is Severity.ERROR)
     warn = sum(1 for f in findings if f.severity is Severity.WARNING)
     unav = sum(1 for c in claims if c.verdict is Verdict.UNAVAILABLE)

@@ -1,7 +1,10 @@
 """SARIF 2.1.0 for GitHub code scanning.
 
-Location: the lesson file and line, relative to the course repository root
-(`uriBaseId` %SRCROOT%). The upstream permalink is a related location. `ruleId`
+Location: the lesson file and line, relative to its course repository's root; each
+course has its own `uriBaseId` (`COURSE_<name>`, described in `originalUriBaseIds`),
+so `docs/intro.md` of two courses are two artifacts. Findings on files of the
+project itself (lint.toml) use `PROJECTROOT`. URIs are percent-encoded. The upstream
+permalink is a related location. `ruleId`
 is the claim kind's code (VC1xx) or the lint rule's code; `partialFingerprints`
 hash claim id + rule (lint: lesson + rule + target), never line numbers, so
 alerts survive lesson edits. Verified claims produce no result; unavailable
@@ -10,14 +13,19 @@ claims are notes (they were not checked)."""
 from __future__ import annotations
 
 import json
+from urllib.parse import quote
 
 from verifier.report import RunReport, claim_gid, claim_sort_key, finding_sort_key
 from verifier.reporters.rules import (claim_fingerprint, claim_message, claim_rule,
                                       finding_fingerprint, finding_rule, rules_used)
 from verifier.results import Severity, Verdict
 
+NAME = "sarif"
+SUFFIX = ".sarif"
+IN_VERIFY = True
+
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-BASE = "%SRCROOT%"
+PROJECT_BASE = "PROJECTROOT"
 LEVEL = {Verdict.DIVERGED: "error", Verdict.STALE: "error", Verdict.ERROR: "error",
          Verdict.UNAVAILABLE: "note"}
 SEV = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -28,9 +36,33 @@ def _region(start: int | None, end: int | None = None) -> dict:
     return {"startLine": start, "endLine": max(start, end or start)}
 
 
-def _loc(path: str, start: int | None, end: int | None = None) -> dict:
-    return {"physicalLocation": {"artifactLocation": {"uri": path, "uriBaseId": BASE},
+def base_id(course: str | None) -> str:
+    return f"COURSE_{course}" if course else PROJECT_BASE
+
+
+def uri(path: str) -> str:
+    """A relative URI reference for a path (percent-encoded; `/` kept)."""
+    return quote(path, safe="/")
+
+
+def _loc(course: str | None, path: str, start: int | None, end: int | None = None) -> dict:
+    return {"physicalLocation": {"artifactLocation": {"uri": uri(path),
+                                                      "uriBaseId": base_id(course)},
                                  "region": _region(start, end)}}
+
+
+def _bases(report: RunReport, results: list[dict]) -> dict:
+    """One base per course of the run (and the project directory when used)."""
+    out = {}
+    for c in report.pins.courses:
+        where = f"git {c.git} at {c.commit}" if c.git else f"path {c.path}"
+        out[base_id(c.name)] = {"description": {"text": f"The root of course repository "
+                                                f"{c.name} (pins.toml: {where})."}}
+    for r in results:
+        b = r["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"]
+        out.setdefault(b, {"description": {"text": "The directory of pins.toml." if
+                                           b == PROJECT_BASE else "A course repository root."}})
+    return dict(sorted(out.items()))
 
 
 def _props(**kw) -> dict:
@@ -48,7 +80,7 @@ def render_data(report: RunReport) -> dict:
         res = {
             "ruleId": rid, "ruleIndex": index[rid], "level": LEVEL[c.verdict],
             "message": {"text": claim_message(c, with_link=True)},
-            "locations": [_loc(c.lesson, c.line)],
+            "locations": [_loc(c.course, c.lesson, c.line)],
             "partialFingerprints": {"verifierClaim/v1": claim_fingerprint(c)},
             "properties": _props(claim=claim_gid(c), verdict=c.verdict.value, kind=c.kind,
                                  upstream=c.upstream, course=c.course),
@@ -71,7 +103,7 @@ def render_data(report: RunReport) -> dict:
         rid = finding_rule(f)
         res = {"ruleId": rid, "ruleIndex": index[rid], "level": SEV[f.severity],
                "message": {"text": f.message},
-               "locations": [_loc(f.path, f.line, f.end_line)],
+               "locations": [_loc(f.course, f.path, f.line, f.end_line)],
                "partialFingerprints": {"verifierFinding/v1": finding_fingerprint(f)},
                "properties": _props(rule=f.rule, course=f.course, upstream=f.upstream,
                                     target=f.target)}
@@ -86,8 +118,7 @@ def render_data(report: RunReport) -> dict:
     }
     run = {
         "tool": {"driver": driver},
-        "originalUriBaseIds": {BASE: {"description": {
-            "text": "The root of the course repository (lesson paths are relative to it)."}}},
+        "originalUriBaseIds": _bases(report, results),
         "results": results,
         "columnKind": "unicodeCodePoints",
         "properties": {"pins": {u.name: u.commit for u in report.pins.upstreams},

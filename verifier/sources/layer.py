@@ -253,22 +253,25 @@ class SourceLayer:
             if mismatches:
                 label, got = mismatches[0]
                 detail = "; ".join(f"{lb} has blob {b}" for lb, b in mismatches)
+                detail = f"{detail}; pin has {expected}"
                 return SourceFile(**base, status=Status.MISMATCH, blob=got, provider=label,
-                                  detail=f"{detail}; pin has {expected}")
-            return SourceFile(**base, status=Status.UNAVAILABLE, detail=self._why(st, expected))
+                                  reason=detail, detail=detail)
+            reason, detail = self._why(st, expected)
+            return SourceFile(**base, status=Status.UNAVAILABLE, reason=reason, detail=detail)
 
         # Pin blob unknown: the pinned release's wheel may still serve it, weaker.
         if st.tree is not None:
-            return SourceFile(**base, status=Status.UNAVAILABLE,
-                              detail=f"no such path at {up.short} ({st.tree_from})")
+            detail = f"no such path at {up.short} ({st.tree_from})"
+            return SourceFile(**base, status=Status.UNAVAILABLE, reason=detail, detail=detail)
         if "wheel" in self.config.providers:
             for w in st.wheels:
                 blob = w.files().get(path)
                 if blob and self.store.get_blob(blob) is not None:
+                    detail = "pin blob unknown (not in pins.lock); served from the pinned release"
                     return SourceFile(**base, status=Status.RELEASE, blob=blob, provider=w.label,
-                                      detail="pin blob unknown (not in pins.lock); "
-                                             "served from the pinned release")
-        return SourceFile(**base, status=Status.UNAVAILABLE, detail=self._why(st, None))
+                                      reason=detail, detail=detail)
+        reason, detail = self._why(st, None)
+        return SourceFile(**base, status=Status.UNAVAILABLE, reason=reason, detail=detail)
 
     def _candidates(self, st: _UpstreamState, prov: str, path: str, expected: str):
         if prov in ("git", "mirror") and st.pin_repo is not None and st.pin_label:
@@ -288,7 +291,10 @@ class SourceLayer:
                 if data is not None:
                     yield label.replace("mirror:", "objects:", 1), data
 
-    def _why(self, st: _UpstreamState, expected: str | None) -> str:
+    def _why(self, st: _UpstreamState, expected: str | None) -> tuple[str, str]:
+        """(reason, detail) of an unavailable file: the reason in stable wording (the same
+        for the same cache online or offline; it goes into records), the detail with this
+        run's provider failures added (also in `notes()`)."""
         parts = []
         if expected is None:
             parts.append(f"pin blob unknown: not in pins.lock and no git tree at {st.up.short}")
@@ -296,11 +302,12 @@ class SourceLayer:
             parts.append(f"no provider holds blob {expected}")
         if not st.wheels:
             parts.append("no wheel maps this upstream")
+        reason = "; ".join(dict.fromkeys(parts))
         for w in st.wheels:
             if w.error:
                 parts.append(w.error)
         parts.extend(st.notes)
-        return "; ".join(dict.fromkeys(parts))
+        return reason, "; ".join(dict.fromkeys(parts))
 
     def read(self, sf: SourceFile) -> bytes | None:
         """Bytes of a usable file; None for mismatch/unavailable (never another version)."""
@@ -325,7 +332,9 @@ class SourceLayer:
         return sorted(paths)
 
     def notes(self) -> dict[str, list[str]]:
-        return {name: list(dict.fromkeys(st.notes)) for name, st in self._state.items()}
+        """This run's provider failures per upstream (git, mirrors, wheels), deduplicated."""
+        return {name: list(dict.fromkeys([*st.notes, *(w.error for w in st.wheels if w.error)]))
+                for name, st in sorted(self._state.items())}
 
     def save_index(self) -> None:
         """Remember which provider served each blob, so a cached run reports it."""

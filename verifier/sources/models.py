@@ -32,6 +32,8 @@ class SourceFile(BaseModel):
     provider: str | None = None        # e.g. 'wheel:mujoco==3.15.0', 'mirror:/srv/x.git'
     cached: bool = False               # served from the cache in this run
     detail: str = ""                   # why it is mismatch/unavailable
+    reason: str = ""                   # the same in stable wording, without this run's
+                                       # provider failures (what records show)
 
     def public(self) -> dict:
         """The stable JSON shape of `verifier sources --format json` (plus extras)."""

@@ -55,7 +55,7 @@ class PermalinkTarget(Rule):
                 continue
             if text is None:
                 out.append(self.unavailable(doc, link.line, up.name, gl.path,
-                                            f"{sf.status.value}: {sf.detail}",
+                                            f"{sf.status.value}: {sf.reason}",
                                             fragment=gl.fragment))
                 continue
             if gl.start is None:
