@@ -52,7 +52,5 @@ def rule_catalog() -> list[dict]:
                          "severity": str(attrs.get("severity", "error")),
                          "doc": " ".join((ast.get_docstring(node) or "").split()),
                          "meta": bool(attrs.get("meta", False))})
-    rows.sort(key=lambda r: (r["code"], r["name"]))
-    # the same order as rule_table(): lesson rules, then the derived (meta) ones
-    return [{k: v for k, v in r.items() if k != "meta"}
-            for r in [*(r for r in rows if not r["meta"]), *(r for r in rows if r["meta"])]]
+    rows.sort(key=lambda r: (r["code"], r["name"]))   # code order, as rule_table()
+    return [{k: v for k, v in r.items() if k != "meta"} for r in rows]

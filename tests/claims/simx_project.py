@@ -102,8 +102,6 @@ def _toml(v) -> str:
 @pytest.fixture
 def no_memo(simx, monkeypatch):  # noqa: F811
     """Run kinds for real (no memoised outcome), for tests that patch a kind's internals."""
-    try:
-        from verifier.facts.cache import fact_cache
-    except ImportError:
-        return
+    from verifier.facts.cache import fact_cache
+
     monkeypatch.setattr(fact_cache(simx.project.store), "enabled", False)

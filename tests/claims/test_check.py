@@ -58,8 +58,9 @@ def test_bad_claims_are_errors_with_file_and_line(simx):
             .replace('kind = "symbol"', 'kind = "symbol"\nupstream = "nope"'))
     res = simx.check(body)
     f = str(simx.claim_file)
-    assert res["ok"].verdict is Verdict.ERROR          # the duplicate id (second "ok")
-    assert "duplicate claim id 'ok' (first at line 4)" in res["ok"].message
+    assert res["ok"].verdict is Verdict.VERIFIED       # the first "ok"
+    assert res["ok#2"].verdict is Verdict.ERROR        # the duplicate: a result id of its own
+    assert "duplicate claim id 'ok' (first at line 4)" in res["ok#2"].message
     k = res["k"]
     assert k.verdict is Verdict.ERROR and f"{f}:12:" in k.message
     assert "unknown kind 'symbl'" in k.message and "signature, symbol" in k.message

@@ -16,8 +16,10 @@ here, whatever the kind returned.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from verifier.claims import kinds as _kinds  # noqa: F401  (registers every kind)
@@ -25,7 +27,8 @@ from verifier.claims.kinds.base import REGISTRY, CheckContext, ClaimError, Sourc
 from verifier.claims.loader import LoadedClaim, load_claims
 from verifier.claims import memo
 from verifier.claims.memo import check_claim
-from verifier.results import ClaimResult, Evidence, Verdict
+from verifier.registry import choice_message
+from verifier.results import ClaimResult, Crash, Evidence, Verdict
 
 if TYPE_CHECKING:
     from verifier.project import LessonDoc, Project
@@ -82,7 +85,8 @@ def _identity_ok(ev: Evidence | None, ctx: CheckContext) -> str | None:
     return None
 
 
-def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None") -> ClaimResult:
+def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
+              crashes: list[Crash] | None = None) -> ClaimResult:
     c = lc.claim
     if lesson is None:
         return _error(lc, None, f"lesson {lc.lesson!r} not found in course {lc.course!r}")
@@ -95,7 +99,7 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None") -
                                f"({lc.where})")
     kind_cls = REGISTRY.get(c.kind)
     if kind_cls is None:
-        return _error(lc, line, f"unknown kind {c.kind!r} (known: {', '.join(sorted(REGISTRY))})")
+        return _error(lc, line, choice_message("kind", c.kind, REGISTRY))
     if not lc.upstream:
         return _error(lc, line, "no upstream: set `upstream` on the claim or at the top of the file")
     if lc.upstream not in project.pins.upstream:
@@ -110,14 +114,18 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None") -
                       permalink=ctx.upstream.permalink(sf.path), provider=sf.provider)
         return _result(lc, line, Verdict.UNAVAILABLE, evidence=ev,
                        message=f"{sf.path} is {sf.status.value} at {ctx.upstream.short}: "
-                               f"{sf.detail}".rstrip(": "))
+                               f"{sf.reason}".rstrip(": "))
     except ClaimError as exc:
         return _error(lc, line, str(exc))
     except Exception as exc:  # noqa: BLE001 - a bug in a kind must not sink the whole run
         if os.environ.get("VERIFIER_DEBUG"):
             raise
-        return _error(lc, line, f"internal error in kind {c.kind!r}: {type(exc).__name__}: "
-                                f"{exc} (set VERIFIER_DEBUG=1 for the traceback)")
+        crash = Crash.of(exc, stage="check", what=f"claim kind {c.kind} ({kind_cls.code})",
+                         course=lc.course, lesson=lc.lesson)
+        if crashes is not None:
+            crashes.append(crash)
+        return _error(lc, line, f"internal error in kind {c.kind!r}: {crash.error} (a bug in "
+                                "verifier: see the crash log)")
     verdict, message = out.verdict, out.message
     if verdict is Verdict.VERIFIED:
         why = _identity_ok(out.evidence, ctx)
@@ -137,16 +145,35 @@ def run_check(project: "Project", lessons: "list[LessonDoc] | None" = None,
     return [r for _, r in check_claims(project, lessons, upstream)]
 
 
+def unique_ids(loaded: list[LoadedClaim]) -> list[LoadedClaim]:
+    """The loaded claims with run-unique global ids: a repeated id (a duplicate in one
+    file, or two lessons with the same file name) gets `#2`, `#3`, ... in load order."""
+    seen: dict[str, int] = {}
+    out = []
+    for lc in loaded:
+        n = seen.get(lc.gid, 0) + 1
+        seen[lc.gid] = n
+        out.append(lc if n == 1 else dataclasses.replace(lc, gid=f"{lc.gid}#{n}"))
+    return out
+
+
 def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
-                 upstream: str | None = None) -> list[tuple[LoadedClaim, ClaimResult]]:
-    """Like `run_check`, keeping each result next to its loaded claim (for the runtime stage)."""
+                 upstream: str | None = None, *, kinds: "set[str] | None" = None,
+                 crashes: list[Crash] | None = None,
+                 tick: Callable[[], None] | None = None,
+                 ) -> list[tuple[LoadedClaim, ClaimResult]]:
+    """Like `run_check`, keeping each result next to its loaded claim (for the runtime
+    stage). `kinds` keeps only claims of those kinds; `tick()` after each claim; a kind
+    that raises appends to `crashes` (its claim is an `error`)."""
     if upstream is not None:
         project.pins.get(upstream)  # unknown upstream -> clear error
     pool = lessons if lessons is not None else project.lessons()
     by_key = {(ld.course, ld.path): ld for ld in pool}
-    loaded = load_claims(project, lessons)
+    loaded = unique_ids(load_claims(project, lessons))
     if upstream is not None:
         loaded = [lc for lc in loaded if lc.upstream == upstream]
+    if kinds is not None:
+        loaded = [lc for lc in loaded if lc.claim.kind in kinds]
     if lessons is None:
         # claims about lessons outside the pool still need their lesson: look it up
         for lc in loaded:
@@ -156,14 +183,25 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
                     f = project.course_root(course) / lc.lesson
                     if f.is_file():
                         by_key[(lc.course, lc.lesson)] = project.lesson_for(f, lc.course)
-    pairs = [(lc, check_one(project, lc, by_key.get((lc.course, lc.lesson)))) for lc in loaded]
+    def check_all() -> tuple[list, list[Crash]]:
+        got, caught = [], []
+        for lc in loaded:
+            got.append((lc, check_one(project, lc, by_key.get((lc.course, lc.lesson)), caught)))
+            if tick is not None:
+                tick()
+        return got, caught
+
+    pairs, caught = check_all()
     if memo.distrusted(project):   # a memoised outcome was contradicted: nothing from the memo
-        pairs = [(lc, check_one(project, lc, by_key.get((lc.course, lc.lesson)))) for lc in loaded]
+        pairs, caught = check_all()
+    if crashes is not None:
+        crashes.extend(caught)
     project.sources.save_index()
     return pairs
 
 
 def summary(results: list[ClaimResult]) -> dict:
+    """Counts for `verifier check --format json` (a stable interface)."""
     counts = {v.value: 0 for v in Verdict}
     for r in results:
         counts[r.verdict.value] += 1
@@ -176,8 +214,3 @@ def summary(results: list[ClaimResult]) -> dict:
                   and r.evidence.status == "release")
     return {"total": len(results), **counts, "verified_from_release": release,
             "by_kind": {k: dict(sorted(v.items())) for k, v in sorted(by_kind.items())}}
-
-
-def exit_code(results: list[ClaimResult]) -> int:
-    bad = {Verdict.DIVERGED, Verdict.STALE, Verdict.ERROR}
-    return 1 if any(r.verdict in bad for r in results) else 0

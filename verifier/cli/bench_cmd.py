@@ -6,13 +6,12 @@ import argparse
 import json
 from pathlib import Path
 
-from rich.markup import escape
-from rich.table import Table
+from typing import TYPE_CHECKING
 
-from verifier.bench import BenchReport, run_bench
-from verifier.cli.common import project_from, stdout_console
-from verifier.errors import UsageError
-from verifier.exitcodes import ExitCode
+from verifier.cli.common import project_from
+
+if TYPE_CHECKING:
+    from verifier.bench import BenchReport
 
 HELP = "benchmark: cold/warm lint+check, symbol index vs ctags, RSS, runtime, partial clone"
 SECTIONS = ("course", "index", "runtime", "clone")
@@ -40,6 +39,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verifier.bench import run_bench
+    from verifier.errors import UsageError
+    from verifier.exitcodes import ExitCode
+
     if args.repeat < 1 or args.jobs < 1 or args.runtime_repeat < 1:
         raise UsageError("--repeat, --jobs and --runtime-repeat must be at least 1")
     sections = set(args.only or SECTIONS) - set(args.skip or ())
@@ -60,7 +63,12 @@ def _s(v: float | None, unit: str = " s") -> str:
 
 
 def render(rep: BenchReport) -> None:
-    con = stdout_console()
+    from rich.markup import escape
+    from rich.table import Table
+
+    from verifier.cli.output import out_console
+
+    con = out_console()
     m = rep.machine
     con.print(f"[bold]machine[/] {m.cpus} CPUs ({m.cpu_model or '?'}), {m.memory_gib} GiB, "
               f"{m.os or '?'}, kernel {m.kernel}, Python {m.python}, {m.git or 'git ?'}, "

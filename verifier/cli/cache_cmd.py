@@ -9,9 +9,7 @@ import hashlib
 import shutil
 from typing import TYPE_CHECKING
 
-from verifier.cache import BY_NAME, SECTIONS, Store, cleanable_sections, default_cache_dir
-from verifier.cli.common import project_from, stdout_console
-from verifier.exitcodes import ExitCode
+from verifier.cli.common import choice
 
 if TYPE_CHECKING:
     from verifier.project import Project
@@ -20,15 +18,25 @@ HELP = "show, clean or garbage-collect the content-addressed cache"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=["info", "clean", "gc"],
+    p.add_argument("action", type=choice("action", ["info", "clean", "gc"]), metavar="ACTION",
                    help="info: sections and sizes; clean: empty sections; gc: remove what no "
                         "current pin or environment needs")
-    p.add_argument("--section", default="all", choices=["all", *cleanable_sections()],
+    p.add_argument("--section", default="all", type=choice("cache section", _sections),
                    help="what to clean (default: all)")
 
 
+def _sections() -> list[str]:
+    from verifier.cache import cleanable_sections
+
+    return ["all", *cleanable_sections()]
+
+
 def run(args: argparse.Namespace) -> int:
-    con = stdout_console()
+    from verifier.cache import SECTIONS, Store, default_cache_dir
+    from verifier.cli import output as o
+    from verifier.cli.common import project_from
+    from verifier.exitcodes import ExitCode
+
     if args.action == "gc":
         from verifier.facts.cache import fact_cache
 
@@ -38,32 +46,29 @@ def run(args: argparse.Namespace) -> int:
             shutil.rmtree(old, ignore_errors=True)
             removed.setdefault("facts", []).append(old)
         n = sum(len(v) for v in removed.values())
-        con.print(f"removed {n} entr{'y' if n == 1 else 'ies'} from {project.store.root}"
-                  + ("" if not n else ": " + ", ".join(f"{k} {len(v)}"
-                                                       for k, v in sorted(removed.items()))))
+        o.say(f"removed {n:,} entr{'y' if n == 1 else 'ies'} from {o.rel(project.store.root)}"
+              + ("" if not n else ": " + ", ".join(f"{k} {len(v):,}"
+                                                   for k, v in sorted(removed.items()))))
         return ExitCode.OK
     store = Store(getattr(args, "cache", None) or default_cache_dir())
     if args.action == "info":
-        from rich.table import Table
-
         sizes = store.sizes()
-        t = Table(title=f"cache: {store.root}")
-        for col in ("section", "size", "cleaned by `cache clean`", "holds"):
-            t.add_column(col, justify="right" if col == "size" else "left")
-        for s in SECTIONS:
-            t.add_row(s.subdir + "/", f"{sizes[s.name] / 1e6:.1f} MB",
-                      "yes" if s.cleanable else "no", s.description)
-        con.print(t)
-        con.print(f"total: {store.size() / 1e6:.1f} MB")
+        o.show(o.table(f"cache: {o.rel(store.root)}",
+                       ["section", "size", "cleaned by `cache clean`", "holds"],
+                       [[s.subdir + "/", f"{sizes[s.name] / 1e6:,.1f} MB",
+                         "yes" if s.cleanable else "no", s.description] for s in SECTIONS],
+                       right=["size"]))
+        o.say(f"total: {store.size() / 1e6:,.1f} MB")
     else:
         removed = store.clean(args.section)
-        con.print(f"cleaned {len(removed)} section(s) of {store.root}")
+        o.say(f"cleaned {o.plural(len(removed), 'section')} of {o.rel(store.root)}")
     return ExitCode.OK
 
 
 def live_entries(project: "Project") -> dict[str, set[str]]:
     """Top-level entry names per section that the current pins, lock and environments
     use (everything else in those sections is left over from older pins or code)."""
+    from verifier.cache import BY_NAME
     from verifier.courses import cache_entries
     from verifier.runtime.envs import EnvSpec
 

@@ -1,16 +1,21 @@
-"""Shared CLI plumbing: global options, the project, consoles."""
+"""Shared CLI plumbing that every command module imports at start-up: global options,
+validated choice options, the project. Kept light (argparse and the standard library
+only), so `verifier --help` does not import pydantic, rich or the stages; printing
+lives in `verifier.cli.output`, imported by commands when they run."""
 
 from __future__ import annotations
 
 import argparse
-import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+from verifier.registry import choice_message
 
-from verifier.project import Project, load_project
+if TYPE_CHECKING:
+    from verifier.project import Project
 
-err_console = Console(stderr=True, highlight=False)
+TEXT = "text"  # the name of the human-readable format in every command
 
 
 def add_global(p: argparse.ArgumentParser) -> None:
@@ -25,19 +30,45 @@ def add_global(p: argparse.ArgumentParser) -> None:
                    help="no progress or notes on stderr")
 
 
-def project_from(args: argparse.Namespace) -> Project:
-    quiet = getattr(args, "quiet", False)
+def choice(what: str, names: Callable[[], Iterable[str]] | Iterable[str],
+           aliases: dict[str, str] | None = None) -> Callable[[str], str]:
+    """An argparse `type` that accepts one of `names` (a callable is asked only when
+    the option is used, so registries load lazily) and refuses anything else with
+    "did you mean"."""
+    aliases = aliases or {}
+
+    def convert(value: str) -> str:
+        value = aliases.get(value, value)
+        known = list(names() if callable(names) else names)
+        if value not in known:
+            raise argparse.ArgumentTypeError(choice_message(what, value, known))
+        return value
+
+    convert.__name__ = what  # argparse names the type in its messages
+    return convert
+
+
+def add_format(p: argparse.ArgumentParser, names: Iterable[str], default: str = TEXT,
+               aliases: dict[str, str] | None = None, help_extra: str = "") -> None:
+    names = list(names)
+    p.add_argument("--format", default=default, type=choice("format", names, aliases),
+                   metavar="FMT", help=f"output format: {', '.join(names)} (default {default})"
+                   + help_extra)
+
+
+def quiet(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "quiet", False))
+
+
+def project_from(args: argparse.Namespace) -> "Project":
+    from verifier.cli.output import note
+    from verifier.project import load_project
+
+    q = quiet(args)
 
     def notify(msg: str) -> None:
-        if not quiet:
-            err_console.print(f"[yellow]note:[/] {msg}", markup=True, soft_wrap=True)
+        if not q:
+            note(msg)
 
     return load_project(getattr(args, "pins", None), offline=getattr(args, "offline", None),
                         cache=getattr(args, "cache", None), notify=notify)
-
-
-def stdout_console() -> Console:
-    if sys.stdout.isatty():
-        return Console(highlight=False, soft_wrap=True)
-    # logs (CI) are wide and never a terminal: no colour codes, no truncated columns
-    return Console(highlight=False, soft_wrap=True, force_terminal=False, width=160)

@@ -6,14 +6,14 @@ import argparse
 import json
 import time
 
-from verifier.cli.common import err_console, project_from, stdout_console
-from verifier.exitcodes import ExitCode
+from verifier.cli.common import TEXT, add_format, choice
 
 HELP = "list, build or remove the isolated runtime environments (one per upstream)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=["list", "create", "clean"])
+    p.add_argument("action", type=choice("action", ["list", "create", "clean"]),
+                   metavar="ACTION", help="list | create | clean")
     p.add_argument("upstreams", nargs="*", metavar="UPSTREAM",
                    help="upstreams to act on (default: every upstream with `runtime` pins)")
     p.add_argument("--check", action="store_true",
@@ -22,18 +22,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="create: rebuild even if ready")
     p.add_argument("--stale", action="store_true",
                    help="clean: remove only directories no current pin uses")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_format(p, [TEXT, "json"])
 
 
 def run(args: argparse.Namespace) -> int:
     from verifier.cache import dir_size
+    from verifier.cli import output as o
+    from verifier.cli.common import project_from, quiet
+    from verifier.exitcodes import ExitCode
     from verifier.runtime import default_env_specs
     from verifier.runtime.envs import create_env, health_check, list_envs, remove_env
 
     project = project_from(args)
     specs = default_env_specs(project, args.upstreams or None)
-    con = stdout_console()
-    quiet = getattr(args, "quiet", False)
 
     if args.action == "list":
         infos, stale = list_envs(project.store, specs)
@@ -57,34 +58,38 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"environments": rows, "stale": stale_rows}, indent=2,
                              sort_keys=True))
             return code
+        if not rows:
+            o.say("no environments: no upstream in pins.toml has `runtime` requirements")
         for r in rows:
             extra = f" python {r['python']}" if r.get("python") else ""
             if r.get("health"):
                 h = r["health"]
                 extra += f"; import {h['import_s']:.2f}s" + (
                     f"; problems: {'; '.join(h['problems'])}" if h["problems"] else "")
-            con.print(f"{r['upstream']:<8} {r['status']:<12} {' '.join(r['requirements'])}"
-                      f"{extra}\n         {r['path']}")
+            o.say(f"{r['upstream']:<8} {r['status']:<12} {' '.join(r['requirements'])}{extra}")
+            o.say(f"         {o.rel(r['path'])}")
         for s in stale_rows:
-            con.print(f"stale    {s['path']} ({s['size_mb']} MB; `verifier env clean --stale`)")
+            o.say(f"stale    {o.rel(s['path'])} ({s['size_mb']} MB; `verifier env clean --stale`)")
         return code
 
     if args.action == "create":
         code = ExitCode.OK
+        progress = o.RichProgress(quiet(args))
         for spec in specs:
             t0 = time.perf_counter()
-
-            def note(msg: str) -> None:
-                if not quiet:
-                    err_console.print(f"[yellow]note:[/] {msg}", markup=True, soft_wrap=True)
-            info = create_env(project.store, spec, index_url=project.config.index_url,
-                              offline=project.config.offline, force=args.force, notify=note)
-            h = health_check(info)
+            progress.begin(f"environment {spec.upstream}: {' '.join(spec.requirements)}")
+            try:
+                info = create_env(project.store, spec, index_url=project.config.index_url,
+                                  offline=project.config.offline, force=args.force,
+                                  notify=project.notify)
+                h = health_check(info)
+            finally:
+                progress.end()
             status = "ready" if h["ok"] else "broken: " + "; ".join(h["problems"])
             if not h["ok"]:
                 code = ExitCode.FINDINGS
-            con.print(f"{spec.upstream:<8} {status} ({time.perf_counter() - t0:.1f}s; import "
-                      f"{h['import_s']:.2f}s) {info.path}")
+            o.say(f"{spec.upstream:<8} {status} ({time.perf_counter() - t0:.1f}s; import "
+                  f"{h['import_s']:.2f}s) {o.rel(info.path)}")
         return code
 
     # clean
@@ -94,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         targets += stale
     for path in targets:
         remove_env(path)
-        con.print(f"removed {path}")
+        o.say(f"removed {o.rel(path)}")
     if not targets:
-        con.print("nothing to remove")
+        o.say("nothing to remove")
     return ExitCode.OK

@@ -3,77 +3,67 @@
 from __future__ import annotations
 
 import argparse
-import json
-from collections import Counter
 
-from verifier.cli.common import project_from, stdout_console
-from verifier.exitcodes import ExitCode
-from verifier.lint import run_lint
-from verifier.results import Severity
+from verifier.cli.common import TEXT, add_format
 
 HELP = "lint lessons: permalinks, identifiers, versions, code blocks, relative links"
 PUBLIC = ("rule", "severity", "path", "line", "message", "upstream", "target")
 
 
+def formats() -> list[str]:
+    from verifier.reporters import FORMATS
+
+    return [TEXT, "json", *(f for f in FORMATS if f != "json")]
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="lesson files (default: every lesson of the courses in pins.toml)")
+                   help="lesson files, or <course>/<path> (default: every lesson of the "
+                        "courses in pins.toml)")
     p.add_argument("--course", help="course the given paths belong to (default: from their "
-                   "folder, <course-repo>/docs/<lesson>.md)")
-    p.add_argument("--format", default="rich",
-                   help="rich (default), json, or a reporter format (sarif, junit, github, "
-                        "html, markdown) when available")
+                   "folder, <course-repo>/docs/<lesson>.md); alone: only its lessons")
+    add_format(p, formats(), aliases={"rich": TEXT},
+               help_extra="; json is the findings interface, the others are record formats")
     p.add_argument("--info", action="store_true", help="also show info findings (fingerprints)")
 
 
-def summary(findings) -> dict:
+def findings_json(result) -> dict:
+    """`verifier lint --format json` (a stable interface)."""
+    from collections import Counter
+
+    from verifier.cli.summaries import unchecked
+
+    findings = result.report.findings
+    out = []
+    for f in findings:
+        d = f.model_dump(mode="json")
+        row = {k: d[k] for k in PUBLIC}
+        row.update({k: v for k, v in d.items() if k not in PUBLIC and v not in (None, {})})
+        out.append(row)
     sev = Counter(f.severity.value for f in findings)
-    return {"errors": sev.get("error", 0), "warnings": sev.get("warning", 0),
-            "info": sev.get("info", 0),
-            "unchecked": sum(int(f.data.get("count", 0)) for f in findings
-                             if f.rule == "source-unavailable"),
-            "by_rule": dict(sorted(Counter(f.rule for f in findings).items()))}
+    return {"findings": out, "summary": {
+        "errors": sev.get("error", 0), "warnings": sev.get("warning", 0),
+        "info": sev.get("info", 0), "unchecked": unchecked(result.report),
+        "by_rule": dict(sorted(Counter(f.rule for f in findings).items())),
+        "lessons": len(result.lessons)}}
 
 
 def run(args: argparse.Namespace) -> int:
-    project = project_from(args)
-    lessons = project.lessons(args.paths or None, args.course)
-    findings = run_lint(project, lessons)
-    failed = any(f.severity is Severity.ERROR for f in findings)
-    code = ExitCode.FINDINGS if failed else ExitCode.OK
-    if args.format == "json":
-        out = []
-        for f in findings:
-            d = f.model_dump(mode="json")
-            row = {k: d[k] for k in PUBLIC}
-            row.update({k: v for k, v in d.items() if k not in PUBLIC and v not in (None, {})})
-            out.append(row)
-        print(json.dumps({"findings": out, "summary": {**summary(findings),
-                                                       "lessons": len(lessons)}},
-                         indent=2, ensure_ascii=False))
-        return code
-    if args.format != "rich":
-        try:
-            from verifier.report import build_report
-            from verifier.reporters import render
-        except ImportError:
-            from verifier.errors import UsageError
+    from verifier import pipeline
 
-            raise UsageError(f"--format {args.format} is not available yet (json, rich)") from None
-        report = build_report(project, lessons=lessons, findings=findings, claims=None)
-        print(render(report, args.format))
-        return code
-    con = stdout_console()
-    colours = {"error": "red", "warning": "yellow", "info": "dim"}
-    for f in findings:
-        if f.severity is Severity.INFO and not args.info:
-            continue
-        where = f"{f.course}/{f.path}:{f.line}" if f.course else f"{f.path}:{f.line}"
-        c = colours[f.severity.value]
-        con.print(f"{where}: [{c}]{f.severity.value}[/] {f.code} {f.rule}: {f.message}",
-                  markup=True, highlight=False)
-    s = summary(findings)
-    con.print(f"{len(lessons)} lesson(s): {s['errors']} error(s), {s['warnings']} warning(s), "
-              f"{s['info']} info (fingerprints; --info shows them); {s['unchecked']} item(s) "
-              "unchecked for want of sources")
-    return code
+    opts = pipeline.options(lessons=args.paths, course=args.course, check=False,
+                            excerpts=False)
+    from verifier.cli import render
+    from verifier.cli.runs import execute
+    from verifier.cli.summaries import lint_line
+
+    project, result = execute(args, opts)
+    if args.format == "json":
+        render.print_json(findings_json(result))
+    elif args.format != TEXT:
+        render.print_record(result.report, args.format)
+    else:
+        render.findings_list(result, project.root, info=args.info)
+    render.final(lint_line(result.report, info_hidden=args.format == TEXT and not args.info),
+                 machine=args.format != TEXT)
+    return result.exit_code

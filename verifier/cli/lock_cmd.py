@@ -5,13 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from verifier.claims.loader import claimed_files
-from verifier.cli.common import project_from, stdout_console
-from verifier.exitcodes import ExitCode
-from verifier.fileio import atomic_write
-from verifier.pins import Lock, LockedUpstream, dump_lock, import_manifest
-from verifier.sources.needs import needed_files
-
 HELP = ("write pins.lock from the git tree at each pin (online or from a mirror holding the pin), "
         "or import the course's sources.json manifests")
 
@@ -27,15 +20,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verifier.cli import output as o
+    from verifier.cli.common import project_from
+    from verifier.exitcodes import ExitCode
+    from verifier.fileio import atomic_write
+    from verifier.pins import Lock, LockedUpstream, dump_lock, import_manifest
+    from verifier.pipeline import check_upstream
+    from verifier.claims.loader import claimed_files
+    from verifier.sources.needs import needed_files
+
     project = project_from(args)
-    con = stdout_console()
+    check_upstream(project, args.upstream)
     lock = project.lock
     if args.manifests:
         for m in args.manifests:
             lock, name, added = import_manifest(lock, project.pins, m)
-            con.print(f"imported {m}: {name}, {added} new path(s)")
-        atomic_write(project.lock_path, dump_lock(lock).encode())
-        con.print(f"wrote {project.lock_path}")
+            o.say(f"imported {o.rel(m)}: {name}, {o.plural(added, 'new path')}")
+        atomic_write(project.lock_path, dump_lock(lock))
+        o.say(f"wrote {o.rel(project.lock_path)}")
         return ExitCode.OK
 
     layer = project.sources
@@ -47,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
         up = project.pins.get(name)
         tree, tree_from, notes = layer.pin_tree(name)
         if tree is None:
-            con.print(f"[yellow]{name}:[/] no git tree at {up.short} reachable "
-                      f"({'; '.join(notes) or 'no git provider'}); lock unchanged for it")
+            o.say((f"{name}:", "yellow"), f" no git tree at {up.short} reachable "
+                  f"({'; '.join(notes) or 'no git provider'}); lock unchanged for it")
             status = ExitCode.FINDINGS
             continue
         if args.check:
@@ -56,10 +58,10 @@ def run(args: argparse.Namespace) -> int:
             bad = [(p, b, tree.get(p)) for p, b in (old.files.items() if old else [])
                    if tree.get(p) != b]
             for p, b, t in bad:
-                con.print(f"[red]{name}:{p}[/] lock has {b}, tree at {up.short} has {t}")
+                o.say((f"{name}:{p}", "red"), f" lock has {b}, tree at {up.short} has {t}")
                 status = ExitCode.FINDINGS
             if not bad:
-                con.print(f"{name}: pins.lock agrees with the tree at {up.short}")
+                o.say(f"{name}: pins.lock agrees with the tree at {up.short}")
             continue
         if args.full:
             paths = set(tree)
@@ -71,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
                 paths.update(old.files)
         files = {p: tree[p] for p in sorted(paths) if p in tree}
         new[name] = LockedUpstream(commit=up.commit, source=[f"tree:{tree_from}"], files=files)
-        con.print(f"{name}: locked {len(files)} path(s) from {tree_from}")
+        o.say(f"{name}: locked {o.plural(len(files), 'path')} from {tree_from}")
     if not args.check:
-        atomic_write(project.lock_path, dump_lock(Lock(upstream=new)).encode())
-        con.print(f"wrote {project.lock_path}")
+        atomic_write(project.lock_path, dump_lock(Lock(upstream=new)))
+        o.say(f"wrote {o.rel(project.lock_path)}")
     return status

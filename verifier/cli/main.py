@@ -1,79 +1,143 @@
-"""`verifier` command line: argparse + dispatch inside one error funnel."""
+"""`verifier` command line: argparse + dispatch inside one error funnel.
+
+Start-up is kept cheap (`verifier --help`, `verifier rules`): command modules import
+only argparse and the standard library at module level, and only the invoked
+command's options are built (a command's option choices may come from registries
+that import the stages).
+"""
 
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
+import importlib
 import os
-import platform
 import sys
-import traceback
+from pathlib import Path
 from types import ModuleType
 
 from verifier import __version__
-from verifier.cli import cache_cmd, lock_cmd, sources_cmd, sync_cmd, upgrade_cmd, verify_cmd
-from verifier.cli import check_cmd, coverage_cmd  # claims
-from verifier.cli import env_cmd  # runtime environments
-from verifier.cli import record_cmd, schema_cmd  # outputs
-from verifier.cli import lint_cmd, rules_cmd  # lint
-from verifier.cli import bench_cmd  # speed
-from verifier.cli.common import add_global, err_console
+from verifier.cli.common import add_global
 from verifier.errors import VerifierError
 from verifier.exitcodes import ExitCode
+from verifier.registry import Registry
 
-# Explicit registry: (name, module). Each module has HELP, add_arguments(p) and run(args).
-COMMANDS: list[tuple[str, ModuleType]] = [
-    ("verify", verify_cmd),
-    ("sync", sync_cmd),
-    ("sources", sources_cmd),
-    ("lock", lock_cmd),
-    ("cache", cache_cmd),
-    ("lint", lint_cmd),
-    ("rules", rules_cmd),
-    ("upgrade", upgrade_cmd),
-    ("record", record_cmd),
-    ("schema", schema_cmd),
-    ("env", env_cmd),
-    ("check", check_cmd),
-    ("coverage", coverage_cmd),
-    ("bench", bench_cmd),
-]
+# Explicit registry: name -> module. Each module has HELP, add_arguments(p) and run(args).
+COMMANDS: Registry[str] = Registry("command")
+for _name, _module in [
+    ("verify", "verify_cmd"),
+    ("sync", "sync_cmd"),
+    ("sources", "sources_cmd"),
+    ("lock", "lock_cmd"),
+    ("cache", "cache_cmd"),
+    ("lint", "lint_cmd"),
+    ("rules", "rules_cmd"),
+    ("upgrade", "upgrade_cmd"),
+    ("record", "record_cmd"),
+    ("schema", "schema_cmd"),
+    ("docs", "docs_cmd"),
+    ("env", "env_cmd"),
+    ("check", "check_cmd"),
+    ("coverage", "coverage_cmd"),
+    ("bench", "bench_cmd"),
+]:
+    COMMANDS.register(_name, f"verifier.cli.{_module}")
+
+EPILOG = ("Exit codes: 0 clean, 1 findings (divergence, stale claim, claim error, lint error, "
+          "source mismatch), 2 usage/config error, 3 internal error.")
+_VALUE_GLOBALS = ("--pins", "--cache")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="verifier", description="Keep source-level course text honest against pinned "
-        "upstream source.", epilog="Exit codes: 0 clean, 1 findings (divergence, stale claim, "
-        "lint error), 2 usage/config error, 3 internal error.")
+def command_module(name: str) -> ModuleType:
+    return importlib.import_module(COMMANDS[name])
+
+
+def _invoked(argv: list[str]) -> str | None:
+    """The command named in argv (skipping global options and their values)."""
+    skip = False
+    for tok in argv:
+        if skip:
+            skip = False
+            continue
+        if tok == "--":
+            return None
+        if tok in _VALUE_GLOBALS:
+            skip = True
+            continue
+        if tok.startswith("-"):
+            continue
+        return tok if tok in COMMANDS else None
+    return None
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # "did you mean" for a misspelt command
+        if "invalid choice" in message and "argument COMMAND" in message:
+            from verifier.registry import choice_message
+
+            bad = message.split("'", 2)[1] if "'" in message else message
+            message = choice_message("command", bad, COMMANDS)
+        super().error(message)
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser. With `argv`, only the command it names gets its subparser and options
+    (every command when it names none, e.g. `verifier --help`); `argv` None builds all."""
+    parser = _Parser(prog="verifier", description="Keep source-level course text honest "
+                     "against pinned upstream source.", epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"verifier {__version__}")
     add_global(parser)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, mod in COMMANDS:
-        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
-        add_global(p)
-        mod.add_arguments(p)
-        p.set_defaults(_run=mod.run)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    wanted = None if argv is None else _invoked(argv)
+    # the invoked command alone (no other command module is imported); all for --help
+    for name in [wanted] if wanted else COMMANDS:
+        mod = command_module(name)
+        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP, epilog=EPILOG)
+        if argv is None or name == wanted:
+            add_global(p)
+            mod.add_arguments(p)
+            p.set_defaults(_run=mod.run)
     return parser
 
 
-def _crash_log(exc: BaseException) -> str | None:
-    try:
-        from verifier.cache import default_cache_dir
+def crash_log(text: str, cache: Path | None = None) -> Path | None:
+    """Append `text` to verifier-crash.log in the cache (`--cache DIR` when given), or
+    in the temp directory when the cache is unusable. Returns the log's path."""
+    import datetime as _dt
+    import platform
+    import tempfile
 
-        d = default_cache_dir()
-        d.mkdir(parents=True, exist_ok=True)
-        path = d / "verifier-crash.log"
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(f"--- {_dt.datetime.now(_dt.UTC).isoformat()} verifier {__version__} "
-                     f"python {platform.python_version()} argv {sys.argv!r}\n")
-            fh.write("".join(traceback.format_exception(exc)))
-        return str(path)
-    except OSError:
-        return None
+    from verifier.cache import default_cache_dir
+
+    head = (f"--- {_dt.datetime.now(_dt.UTC).isoformat()} verifier {__version__} "
+            f"python {platform.python_version()} argv {sys.argv!r}\n")
+    for d in (cache or default_cache_dir(), Path(tempfile.gettempdir())):
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            path = d / "verifier-crash.log"
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(head + text.rstrip("\n") + "\n")
+            return path
+        except OSError:
+            continue
+    return None
+
+
+def _cache_of(args: argparse.Namespace | None) -> Path | None:
+    return getattr(args, "cache", None) if args is not None else None
+
+
+def _print_error(label: str, msg: str) -> None:
+    try:
+        from verifier.cli.output import error
+
+        error(msg, label)
+    except Exception:  # noqa: BLE001 - the funnel itself must not fail
+        sys.stderr.write(f"{label} {msg}\n")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: usage errors exit 2, --help exits 0
@@ -84,21 +148,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args._run(args))
     except VerifierError as exc:
-        err_console.print(f"[bold red]error:[/] {exc.render()}", markup=True, soft_wrap=True,
-                          highlight=False)
+        _print_error("error:", exc.render())
         return exc.exit_code
     except KeyboardInterrupt:
-        err_console.print("interrupted")
+        _print_error("interrupted", "")
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return ExitCode.OK
     except Exception as exc:  # noqa: BLE001 - the funnel for bugs
-        log = _crash_log(exc)
-        err_console.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc}"
-                          + (f" (traceback in {log})" if log else ""), markup=True,
-                          soft_wrap=True, highlight=False)
+        import traceback
+
+        log = crash_log("".join(traceback.format_exception(exc)), _cache_of(args))
+        _print_error("internal error:", f"{type(exc).__name__}: {exc}"
+                     + (f" (traceback in {log})" if log else ""))
         if os.environ.get("VERIFIER_DEBUG"):
             traceback.print_exc()
         return ExitCode.INTERNAL

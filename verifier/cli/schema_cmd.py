@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-
-from verifier.report import report_schema
 
 HELP = "print the JSON Schema of the verification record (`verifier record`)"
 
@@ -17,14 +14,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def render_schema() -> str:
+    import json
+
+    from verifier.report import report_schema
+
     return json.dumps(report_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:
     text = render_schema()
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
+        from verifier.fileio import atomic_write
+
+        atomic_write(args.out, text)
     else:
         sys.stdout.write(text)
     return 0

@@ -3,16 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from collections import Counter
-
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-from rich.table import Table
-
-from verifier.claims.loader import claimed_files
-from verifier.cli.common import err_console, project_from, stdout_console
-from verifier.exitcodes import ExitCode
-from verifier.sources.models import SourceFile, Status
-from verifier.sources.needs import needed_files
 
 HELP = "acquire every upstream file the course needs, at pinned identity, into the cache"
 
@@ -23,54 +13,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="exit 1 unless every needed file is pinned")
 
 
-def resolve_with_progress(project, items: list[tuple[str, str]], quiet: bool = False
-                          ) -> list[SourceFile]:
-    layer = project.sources
-    out: list[SourceFile] = []
-    by_up: dict[str, list[str]] = {}
-    for u, p in items:
-        by_up.setdefault(u, []).append(p)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=err_console, transient=True, disable=quiet) as prog:
-        for u, paths in by_up.items():
-            task = prog.add_task(f"sources {u}", total=len(paths))
-            layer.prefetch(u, paths)
-            for p in paths:
-                out.append(layer.resolve(u, p))
-                prog.advance(task)
-    layer.save_index()
-    return out
-
-
-def summary_table(files: list[SourceFile]) -> Table:
-    t = Table(title="sources at pinned identity")
-    t.add_column("upstream")
-    for s in Status:
-        t.add_column(s.value, justify="right")
-    t.add_column("providers")
-    ups = sorted({f.upstream for f in files})
-    for u in ups:
-        mine = [f for f in files if f.upstream == u]
-        c = Counter(f.status for f in mine)
-        provs = Counter((f.provider or "-").split(":", 1)[0] + (" (cached)" if f.cached else "")
-                        for f in mine if f.status.usable)
-        t.add_row(u, *[str(c.get(s, 0)) for s in Status],
-                  ", ".join(f"{k} {v}" for k, v in sorted(provs.items())))
-    return t
-
-
 def run(args: argparse.Namespace) -> int:
+    from verifier.cli import output as o
+    from verifier.cli import render
+    from verifier.cli.common import project_from, quiet
+    from verifier.exitcodes import ExitCode
+    from verifier.pipeline import acquire, check_upstream
+    from verifier.sources.models import Status
+    from verifier.claims.loader import claimed_files
+    from verifier.sources.needs import needed_files
+
     project = project_from(args)
+    check_upstream(project, args.upstream)
     items = needed_files(project, args.upstream, claimed=claimed_files(project))
-    files = resolve_with_progress(project, items, getattr(args, "quiet", False))
-    con = stdout_console()
-    con.print(summary_table(files))
+    files = acquire(project, items, o.RichProgress(quiet(args)))
+    render.sources_table(files)
     for f in files:
         if f.status is Status.MISMATCH:
-            con.print(f"[red]mismatch[/] {f.upstream}:{f.path}: {f.detail}")
+            o.say(("mismatch", "red"), f" {f.upstream}:{f.path}: {f.detail}")
     if project.store.corrupt:
-        con.print(f"[yellow]repaired {len(project.store.corrupt)} corrupt cache entr"
-                  f"{'y' if len(project.store.corrupt) == 1 else 'ies'}[/]")
-    if args.strict and any(f.status is not Status.PINNED for f in files):
+        n = len(project.store.corrupt)
+        o.say((f"repaired {n} corrupt cache entr{'y' if n == 1 else 'ies'}", "yellow"))
+    not_pinned = sum(1 for f in files if f.status is not Status.PINNED)
+    o.say(f"{o.plural(len(files), 'file')} needed, {o.plural(not_pinned, 'file')} not pinned"
+          + ("; exit 1 (--strict)" if args.strict and not_pinned else ""))
+    if args.strict and not_pinned:
         return ExitCode.FINDINGS
     return ExitCode.OK

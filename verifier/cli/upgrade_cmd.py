@@ -7,11 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
-from rich.table import Table
-
-from verifier.cli.common import project_from, stdout_console
-from verifier.exitcodes import ExitCode
+from verifier.cli.common import TEXT, add_format, choice
 
 if TYPE_CHECKING:
     from verifier.upgrade.model import UpgradeReport
@@ -34,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "resolves (needed by --write)")
     p.add_argument("--version", dest="new_version", metavar="V",
                    help="the new version's version string, when REF is a commit SHA")
-    p.add_argument("--via", choices=["auto", "git", "wheel"], default="auto",
+    p.add_argument("--via", type=choice("via", ["auto", "git", "wheel"]), default="auto",
                    help="how to acquire the new version (default: git when a provider holds "
                         "it, else the wheel)")
     p.add_argument("--course", help="only lessons of this course")
@@ -44,19 +40,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--write", action="store_true",
                    help="update pins.toml and pins.lock and rewrite moved permalinks whose "
                         "cited content is unchanged")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_format(p, [TEXT, "json"])
     p.add_argument("--diffs", action="store_true",
                    help="show the old -> new diff of changed cited lines")
 
 
 def run(args: argparse.Namespace) -> int:
+    from verifier.cli import output as o
+    from verifier.cli.common import project_from, quiet
+    from verifier.exitcodes import ExitCode
+    from verifier.pipeline import check_course, check_upstream
     from verifier.upgrade import run_upgrade  # heavy: imported only for this command
 
     project = project_from(args)
-    report = run_upgrade(project, args.upstream, args.ref, commit=args.commit,
-                         version=args.new_version, via=args.via, course=args.course,
-                         lesson_paths=args.lesson, write=args.write,
-                         claims=not args.no_claims)
+    check_upstream(project, args.upstream)
+    check_course(project, args.course)
+    progress = o.RichProgress(quiet(args) or args.format == "json")
+    progress.begin(f"upgrade {args.upstream} to {args.ref}: acquiring, comparing, re-checking")
+    try:
+        report = run_upgrade(project, args.upstream, args.ref, commit=args.commit,
+                             version=args.new_version, via=args.via, course=args.course,
+                             lesson_paths=args.lesson, write=args.write,
+                             claims=not args.no_claims)
+    finally:
+        progress.end()
     if args.format == "json":
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -70,73 +77,81 @@ def _range(s: int | None, e: int | None) -> str:
     return f"L{s}" if e in (None, s) else f"L{s}-L{e}"
 
 
+def _json(v) -> str:
+    return json.dumps(v, ensure_ascii=False, default=str)
+
+
 def render(report: UpgradeReport, show_diffs: bool = False) -> None:
+    from verifier.cli import output as o
     from verifier.upgrade.model import LinkStatus
 
-    con = stdout_console()
-    o, n = report.old, report.new
-    con.print(f"[bold]{report.upstream}[/]: {o.version} ({(o.commit or '?')[:7]}) -> "
-              f"{n.version or '?'} ({(n.commit or 'commit unknown')[:14]}), "
-              f"new version from {escape(n.provider or '?')} "
-              f"{escape(f'[{n.identity} identity]')}")
+    old, new = report.old, report.new
+    o.say((report.upstream, "bold"), f": {old.version} ({(old.commit or '?')[:7]}) -> "
+          f"{new.version or '?'} ({(new.commit or 'commit unknown')[:14]}), "
+          f"new version from {new.provider or '?'} [{new.identity} identity]")
     for note in report.notes:
-        con.print(f"[yellow]note:[/] {escape(note)}")
+        o.say(("note:", "yellow"), f" {note}")
     if report.files:
-        t = Table(title="cited files renamed, deleted or unavailable at the new version")
-        for col in ("code", "path", "status", "new path", "how"):
-            t.add_column(col, overflow="fold")
+        rows = []
         for f in report.files:
             how = (f.method or "") + (f" {f.similarity}%" if f.similarity is not None else "")
-            t.add_row(f.code, f.path, f.status, f.new_path or "-", how or escape(f.detail))
-        con.print(t)
+            rows.append([f.code, f.path, f.status, f.new_path or "-", how or f.detail])
+        o.show(o.table("cited files renamed, deleted or unavailable at the new version",
+                       ["code", "path", "status", "new path", "how"], rows))
     for ls in report.lessons:
-        ro = " [dim](read-only: git-hosted course)[/]" if ls.read_only else ""
-        con.print(f"\n[bold]{escape(ls.course)}/{escape(ls.lesson)}[/]{ro}")
+        o.say("")
+        o.say((f"{ls.course}/{ls.lesson}", "bold"),
+              *([(" (read-only: git-hosted course)", "dim")] if ls.read_only else []))
         for lk in ls.links:
-            c = _COLOUR[lk.status.value]
             cited = f"{lk.path} {_range(lk.start, lk.end)}"
             if lk.new_start is not None:
-                new = ((lk.new_path + " ") if lk.new_path != lk.path else "") + \
+                arrow = " -> " + ((lk.new_path + " ") if lk.new_path != lk.path else "") + \
                     _range(lk.new_start, lk.new_end)
-                arrow = f" -> {new}"
             elif lk.suggested:
                 arrow = f" -> suggested {_range(*lk.suggested)}"
             else:
                 arrow = ""
             how = f" ({lk.method})" if lk.method else ""
-            mark = " [green]rewritten[/]" if lk.written else ""
-            con.print(f"  line {lk.line:<4} {lk.code} [{c}]{lk.status.value:<11}[/] "
-                      f"{escape(cited)}{escape(arrow)}{escape(how)}{mark}")
+            o.say(f"  line {lk.line:<4} {lk.code} ", (f"{lk.status.value:<11}",
+                                                      _COLOUR[lk.status.value]),
+                  f" {cited}{arrow}{how}", *([(" rewritten", "green")] if lk.written else []))
             if lk.detail:
-                con.print(f"      [dim]{escape(lk.detail)}[/]")
+                o.say(("      " + lk.detail, "dim"))
             if show_diffs and lk.diff:
                 for d in lk.diff:
                     colour = "red" if d.startswith("-") else "green" if d.startswith("+") else "dim"
-                    con.print(f"      [{colour}]{escape(d)}[/]")
+                    o.say(("      " + d, colour))
         for cc in ls.claims:
-            colour = "red" if cc.decided else "yellow"
-            con.print(f"  [{colour}]{cc.code}[/] claim [bold]{escape(cc.id)}[/] ({cc.kind}): "
-                      f"{cc.old_verdict} -> [bold]{cc.new_verdict}[/]; expected "
-                      f"{escape(json.dumps(cc.expected, ensure_ascii=False))}, old fact "
-                      f"{escape(json.dumps(cc.old_actual, ensure_ascii=False, default=str))}, "
-                      f"new fact {escape(json.dumps(cc.new_actual, ensure_ascii=False, default=str))}"
-                      + (f" ({escape(cc.new_message)})" if cc.new_message else ""))
+            o.say("  ", (cc.code, "red" if cc.decided else "yellow"), " claim ", (cc.id, "bold"),
+                  f" ({cc.kind}): {cc.old_verdict} -> ", (str(cc.new_verdict), "bold"),
+                  f"; expected {_json(cc.expected)}, old fact {_json(cc.old_actual)}, new fact "
+                  f"{_json(cc.new_actual)}" + (f" ({cc.new_message})" if cc.new_message else ""))
     cr = report.claims
+    o.say("")
     if cr.ran:
-        con.print(f"\nclaims: {cr.old_total} at the old pin {cr.old_verdicts}, {cr.new_total} "
-                  f"at the new version {cr.new_verdicts}; {cr.changed} verdict(s) change, "
-                  f"{cr.unchecked} cannot be re-checked at the new version")
+        o.say(f"claims: {cr.old_total} at the old pin ({_counts(cr.old_verdicts)}), "
+              f"{cr.new_total} at the new version ({_counts(cr.new_verdicts)}); "
+              f"{cr.changed} verdict(s) change, {cr.unchecked} cannot be re-checked at the "
+              "new version")
     else:
-        con.print(f"\nclaims: not re-run ({escape(cr.reason)})")
-    summary = ", ".join(f"{k} {v}" for k, v in report.summary.items()) or "no permalinks cited"
-    con.print(f"summary: {summary}")
+        o.say(f"claims: not re-run ({cr.reason})")
+    o.say("summary: " + (_counts(report.summary) or "no permalinks cited"))
     for w in report.written:
-        con.print(f"[green]wrote[/] {escape(w.file)}: {escape(w.what)}")
+        o.say(("wrote", "green"), f" {o.rel(w.file)}: {w.what}")
     if report.left_for_author:
-        con.print(f"\n[bold]left for the author ({len(report.left_for_author)}):[/]")
+        o.say("")
+        o.say((f"left for the author ({len(report.left_for_author)}):", "bold"))
         for item in report.left_for_author:
-            con.print(f"  - {escape(item)}")
+            o.say(f"  - {item}")
     n_move = sum(1 for ls in report.lessons for lk in ls.links
                  if lk.status in (LinkStatus.MOVED, LinkStatus.UNCHANGED) and lk.rewritable)
     if not report.written and n_move:
-        con.print(f"\n{n_move} permalink(s) can be rewritten mechanically: run again with --write")
+        o.say("")
+        o.say(f"{n_move} permalink(s) can be rewritten mechanically: run again with --write")
+
+
+def _counts(d) -> str:
+    """{'verified': 3, 'stale': 1} -> '3 verified, 1 stale' (never a Python dict)."""
+    if not isinstance(d, dict):
+        return str(d)
+    return ", ".join(f"{v:,} {k}" if isinstance(v, int) else f"{k} {v}" for k, v in d.items())

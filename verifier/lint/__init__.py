@@ -1,21 +1,29 @@
 """`verifier lint`: check lessons against the pinned sources even where no claim
-exists yet. Rules live in `verifier/lint/rules/` (one module per rule, codes
-VL101..VL110); suppressions in `lint.toml` (see `verifier/lint/config.py`).
+exists yet. Rules live in `verifier/lint/rules/` (one module per rule, registered
+in `RULE_REGISTRY`); suppressions in `lint.toml` (see `verifier/lint/config.py`).
 
     run_lint(project, lessons) -> list[Finding]   # sorted by (course, path, line, rule)
+
+A rule that raises is contained like a claim kind that raises: its lesson gets an
+`error` finding naming the rule and the exception, the other rules and lessons run
+on, and the crash (with its traceback) is appended to `crashes` for the caller
+(the CLI exits 3 at the end and writes the crash log).
 """
 
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections import defaultdict
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from verifier.lessons import parse_lesson
-from verifier.lint.base import UNAVAILABLE, LintContext
+from verifier.lint.base import UNAVAILABLE, LintContext, Rule
 from verifier.lint.config import LintConfig, load_lint_config
 from verifier.lint.rules import META, RULES
-from verifier.results import Finding, Severity
+from verifier.lint.rules.meta import SourceUnavailable, SuppressionUnused
+from verifier.results import Crash, Finding, Severity
 
 if TYPE_CHECKING:
     from verifier.project import LessonDoc, Project
@@ -24,7 +32,25 @@ ALL_RULES = sorted([*RULES, *META], key=lambda r: r.code)
 
 
 def rule_table() -> list[dict]:
-    return [{"code": r.code, "name": r.name, "doc": r.doc()} for r in ALL_RULES]
+    """code, name, severity and doc of every rule, in code order."""
+    return [{"code": r.code, "name": r.name, "severity": r.severity, "doc": r.doc()}
+            for r in ALL_RULES]
+
+
+def _run_rule(rule: Rule, ctx: LintContext, doc: "LessonDoc", lesson,
+              crashes: list[Crash] | None) -> list[Finding]:
+    try:
+        return list(rule.check(ctx, doc, lesson))
+    except Exception as exc:  # noqa: BLE001 - a bug in a rule must not sink the whole run
+        if os.environ.get("VERIFIER_DEBUG"):
+            raise
+        crash = Crash.of(exc, stage="lint", what=f"lint rule {rule.name} ({rule.code})",
+                         course=doc.course, lesson=doc.path)
+        if crashes is not None:
+            crashes.append(crash)
+        return [rule.finding(doc, 1, f"internal error in lint rule {rule.name}: {crash.error}; "
+                             "its other findings on this lesson are missing (a bug in "
+                             "verifier: see the crash log)", internal_error=True)]
 
 
 def _matches(f: Finding, name: str) -> bool:
@@ -32,16 +58,18 @@ def _matches(f: Finding, name: str) -> bool:
 
 
 def run_lint(project: "Project", lessons: "list[LessonDoc]",
-             config: LintConfig | None = None) -> list[Finding]:
+             config: LintConfig | None = None, *, crashes: list[Crash] | None = None,
+             tick: Callable[[], None] | None = None) -> list[Finding]:
+    """Findings of every rule on every lesson; `tick()` after each lesson."""
     ctx = LintContext(project, config if config is not None else load_lint_config(project.root))
-    by_code = {r.code: r for r in ALL_RULES}
+    unused_rule, unavailable_rule = SuppressionUnused(), SourceUnavailable()
     out: list[Finding] = []
     cfg_used = [False] * len(ctx.config.suppress)
     for doc in lessons:
         lesson = parse_lesson(doc.text)
         raw: list[Finding] = []
         for rule in RULES:
-            raw.extend(rule.check(ctx, doc, lesson))
+            raw.extend(_run_rule(rule, ctx, doc, lesson, crashes))
         # suppressions: inline (block-scoped) and lint.toml (lesson-scoped)
         inline_used = [False] * len(lesson.suppressions)
         kept: list[Finding] = []
@@ -62,22 +90,23 @@ def run_lint(project: "Project", lessons: "list[LessonDoc]",
                 kept.append(f)
         out.extend(f for f in kept if f.rule != UNAVAILABLE)
         out.extend(_fold_unavailable(doc, [f for f in kept if f.rule == UNAVAILABLE],
-                                     by_code["VL109"]))
-        meta = by_code["VL108"]
+                                     unavailable_rule))
         for i, s in enumerate(lesson.suppressions):
             if not inline_used[i]:
-                out.append(meta.finding(doc, s.line, "inline suppression `verifier: ignore "
+                out.append(unused_rule.finding(doc, s.line, "inline suppression `verifier: ignore "
                                         f"{' '.join(s.names)}` silences nothing",
                                         severity=Severity.WARNING, target=" ".join(s.names)))
+        if tick is not None:
+            tick()
     unused_cfg = [i for i, used in enumerate(cfg_used) if not used]
     if unused_cfg and ctx.config.path is not None:
-        meta = by_code["VL108"]
         for i in unused_cfg:
             s = ctx.config.suppress[i]
             # only when a lesson it names was linted (else nothing could have matched)
             if not any(fnmatch.fnmatchcase(d.name, s.lesson) for d in lessons):
                 continue
-            out.append(Finding(rule=meta.name, code=meta.code, severity=Severity.WARNING,
+            out.append(Finding(rule=unused_rule.name, code=unused_rule.code,
+                               severity=Severity.WARNING,
                                path=str(ctx.config.path.name), line=ctx.config.line_of(i) or 1,
                                message=f"lint.toml suppression of {', '.join(s.names)} for "
                                        f"{s.lesson} silences nothing", target=", ".join(s.names),

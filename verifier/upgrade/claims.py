@@ -58,10 +58,8 @@ def _relabel(results: list["ClaimResult"], stand_in: str | None,
 def rerun(old_project: "Project", new_project: "Project", lessons: "list[LessonDoc]",
           upstream: str, stand_in: str | None = None,
           label: str = "") -> tuple[ClaimsRun, list[ClaimChange]]:
-    try:
-        from verifier.claims.check import run_check
-    except ImportError as exc:
-        return ClaimsRun(ran=False, reason=f"claims engine not available ({exc})"), []
+    from verifier.claims.check import run_check
+
     old = run_check(old_project, lessons, upstream=upstream)
     new = _relabel(run_check(new_project, lessons, upstream=upstream), stand_in, label)
     changes = diff_results(old, new)

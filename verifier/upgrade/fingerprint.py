@@ -9,12 +9,8 @@ alters it."""
 
 from __future__ import annotations
 
-import hashlib
-
-try:  # one definition: lint's permalink-anchor fingerprint (VL103)
-    from verifier.lint.rules.permalink_anchor import fingerprint as _lint_fingerprint
-except ImportError:  # pragma: no cover - lint not installed
-    _lint_fingerprint = None
+# one definition: lint's permalink-anchor fingerprint (VL103)
+from verifier.lint.rules.permalink_anchor import fingerprint as _lint_fingerprint
 
 
 def normalise_line(line: str) -> str:
@@ -43,10 +39,7 @@ def cited(lines: list[str], start: int, end: int | None = None) -> list[str] | N
 
 def fingerprint_lines(lines: list[str]) -> str:
     """`sha256:<hex>`, the value lint's permalink-anchor rule (VL103) records."""
-    if _lint_fingerprint is not None:
-        return _lint_fingerprint(lines)
-    joined = "\n".join(normalise_line(ln) for ln in lines)
-    return "sha256:" + hashlib.sha256(joined.encode("utf-8")).hexdigest()
+    return _lint_fingerprint(lines)
 
 
 def fingerprint(text: str, start: int, end: int | None = None) -> str | None:

@@ -13,6 +13,7 @@ class NestedTooDeep(Rule):
 
     name = "nested-too-deep"
     code = "VL110"
+    severity = "warning"
 
     def check(self, ctx, doc, lesson):
         out = []

@@ -1,0 +1,148 @@
+"""What commands print: results on stdout and notes on stderr, clickable paths, counts in
+words, user text never read as Rich markup, nothing a CI runner executes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import lesson
+
+BAD_PIN = "f" * 40
+
+
+@pytest.fixture
+def with_error(proj):
+    """beta's lesson cites a commit that is not the pin: one lint error (VL101)."""
+    proj.lesson("beta", "docs/intro.md", lesson(BAD_PIN))
+    return proj
+
+
+def test_lint_paths_are_relative_to_the_current_directory(cli, with_error, monkeypatch):
+    monkeypatch.chdir(with_error.root)
+    code, out, _ = cli(*with_error.args("lint"))
+    assert code == 1
+    line = next(ln for ln in out.splitlines() if "VL101" in ln)
+    path = line.split(":", 1)[0]
+    assert path == "course-b/docs/intro.md" and Path(path).is_file()
+
+
+def test_paths_outside_the_current_directory_are_absolute(cli, with_error, monkeypatch,
+                                                          tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    _, out, _ = cli(*with_error.args("lint"))
+    path = next(ln for ln in out.splitlines() if "VL101" in ln).split(":", 1)[0]
+    assert os.path.isabs(path) and Path(path).is_file()
+
+
+def test_check_table_names_the_lesson_file(cli, proj, monkeypatch):
+    monkeypatch.chdir(proj.root)
+    _, out, _ = cli(*proj.args("check"))
+    assert "course-a/docs/intro.md:5" in out
+
+
+def test_results_on_stdout_notes_on_stderr(cli, with_error, monkeypatch):
+    # a mirror that does not exist gives a note from the source layer
+    monkeypatch.setenv("VERIFIER_MIRRORS", f"demo={with_error.repo.path};demo=/no/such/mirror")
+    code, out, err = cli(*with_error.args("lint"))
+    assert "VL101" in out and "VL101" not in err
+    assert out.rstrip().splitlines()[-1].startswith("linted 2 lessons: 1 error, ")
+    assert "exit 1 (1 lint error)" in out.rstrip().splitlines()[-1]
+    code, out, err = cli(*with_error.args("lint", "--format", "json"))
+    doc = json.loads(out)  # nothing but the JSON on stdout
+    assert doc["summary"]["errors"] == 1
+    assert err.rstrip().splitlines()[-1].startswith("linted 2 lessons")
+
+
+def test_check_json_stays_parseable_with_its_final_line_on_stderr(cli, proj):
+    code, out, err = cli(*proj.args("check", "--format", "json"))
+    doc = json.loads(out)
+    assert doc["summary"]["verified"] == 2 and code == 0
+    assert "checked 2 claims about" in err and "exit 0 (clean)" in err
+
+
+def test_counts_are_words_not_python_dicts(cli, proj):
+    for argv in (["check"], ["lint"], ["sync"], ["coverage"]):
+        _, out, err = cli(*proj.args(*argv))
+        assert "{'" not in out + err and "{\"" not in out + err, argv
+
+
+def test_markup_in_a_pins_key_is_printed_as_text(cli, proj):
+    text = proj.pins.read_text().replace("schema = 1", 'schema = 1\n"[/x]" = 2\n"[bold]" = 3')
+    proj.pins.write_text(text)
+    code, out, err = cli(*proj.args("check"))
+    assert code == 2
+    assert "[/x]" in err and "Traceback" not in err
+    assert err.startswith("error:")
+
+
+def test_markup_in_a_lesson_path_is_printed_as_text(cli, proj, monkeypatch):
+    odd = proj.lesson("alpha", "docs/zz-a[/b/c].md", lesson(BAD_PIN))
+    monkeypatch.chdir(proj.root)
+    code, out, err = cli(*proj.args("lint"))
+    assert code == 1, err
+    assert "course-a/docs/zz-a[/b/c].md:3: error VL101" in out
+    assert odd.is_file()
+    code, out, err = cli(*proj.args("verify", "--out", str(proj.root / "out"), "--runtime",
+                                    "none"))
+    assert code == 1 and "Traceback" not in err
+    assert "alpha/docs/zz-a[/b/c].md" in out
+
+
+def test_markup_in_claim_text_is_printed_as_text(cli, proj):
+    proj.claims("alpha", "intro", "docs/intro.md", body="""lesson = "docs/intro.md"
+upstream = "demo"
+
+[[claim]]
+id = "gone"
+fragment = "a [bold]sentence[/bold] with [/x] markup"
+kind = "symbol"
+path = "include/demo.h"
+symbol = "demo_step"
+expected = true
+""")
+    code, out, err = cli(*proj.args("check", "--format", "text"))
+    assert code == 1 and "Traceback" not in err
+    flat = re.sub(r"[\s│]", "", out)  # the table may fold the message over lines
+    assert "fragment'a[bold]sentence[/bold]with[/x]markup'" in flat
+
+
+def test_no_output_line_is_a_workflow_command(cli, proj, monkeypatch):
+    name = "zz-nl\n::error file=x::newline-in-name.md"
+    proj.lesson("alpha", f"docs/{name}", lesson(BAD_PIN))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    for argv in (["lint"], ["check"], ["coverage"], ["sources"]):
+        code, out, err = cli(*proj.args(*argv))
+        for stream in (out, err):
+            for ln in stream.splitlines():
+                assert not ln.lstrip().startswith(("::", "##[")), (argv, ln)
+    _, out, _ = cli(*proj.args("lint"))
+    assert "docs/zz-nl\\n::error file=x::newline-in-name.md:3: error VL101" in out
+
+
+def test_guard_defuses_only_line_starts():
+    from verifier.cli.output import clean, guard_line, guard_text
+
+    assert guard_line("::error file=x::boom") == "%3A:error file=x::boom"
+    assert guard_line("  ::warning::x") == "  %3A:warning::x"
+    assert guard_line("##[error]x") == "%23#[error]x"
+    assert guard_line("path:3: a::b") == "path:3: a::b"
+    assert guard_text("ok\n::x::y\n") == "ok\n%3A:x::y\n"
+    assert clean("a\nb\x1b[31m") == "a\\nb\\x1b[31m"
+
+
+def test_the_error_funnel_survives_text_it_cannot_print(cli, proj, monkeypatch):
+    import verifier.cli.output as o
+
+    def broken(*a, **k):
+        raise RuntimeError("console is gone")
+
+    monkeypatch.setattr(o, "err_console", broken)
+    code, _, err = cli(*proj.args("check", "--upstream", "nope"))
+    assert code == 2 and "unknown upstream 'nope'" in err

@@ -1,0 +1,141 @@
+"""How commands show a run: the claims table, lint findings, the verdict table, JSON
+and record formats on stdout, and the final line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from verifier.cli import output as o
+from verifier.results import Severity, Verdict
+
+if TYPE_CHECKING:
+    from verifier.pipeline import Run
+    from verifier.report import RunReport
+
+VERDICT_STYLE = {"verified": "green", "diverged": "red", "stale": "magenta",
+                 "unavailable": "yellow", "error": "bold red"}
+SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "dim"}
+
+
+def print_json(doc) -> None:
+    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def print_record(report: "RunReport", fmt: str) -> None:
+    """A record format on stdout. Only `github` may emit workflow commands."""
+    from verifier.reporters import render
+
+    text = render(report, fmt)
+    sys.stdout.write(text if fmt == "github" else o.guard_text(text))
+    sys.stdout.flush()
+
+
+def final(line: str, *, machine: bool = False, quiet: bool = False) -> None:
+    """The last line: on stdout after a text result, on stderr after machine output."""
+    if not machine:
+        o.say(line)
+    elif not quiet:
+        o.info(line)
+
+
+def lesson_paths(result: "Run") -> dict[tuple[str, str], str]:
+    """(course, path) -> the lesson file as the user can open it."""
+    return {(d.course, d.path): o.rel(d.file) for d in result.lessons}
+
+
+def where(paths: dict[tuple[str, str], str], course: str | None, path: str,
+          line: int | None) -> str:
+    shown = paths.get((course or "", path)) or (f"{course}/{path}" if course else path)
+    return f"{shown}:{line}" if line else shown
+
+
+def claims_json(result: "Run") -> dict:
+    """`verifier check --format json` (a stable interface): runtime durations and
+    output, which the record leaves to run.json, are put back."""
+    from verifier.claims.check import summary
+    from verifier.report import claim_gid
+
+    timing = result.details.checks
+    out = []
+    for c in result.report.claims:
+        d = c.model_dump(mode="json")
+        t = timing.get(claim_gid(c))
+        if d.get("runtime") is not None and t is not None:
+            d["runtime"].update(duration_s=t.duration_s, stdout=t.stdout, stderr=t.stderr)
+        out.append(d)
+    doc = {"claims": out, "summary": summary(result.report.claims)}
+    if result.report.runtime.sampling is not None:
+        doc["runtime"] = result.report.runtime.sampling
+    return doc
+
+
+def claims_table(result: "Run") -> None:
+    report = result.report
+    paths = lesson_paths(result)
+    rows = []
+    for c in report.claims:
+        detail = c.message or ""
+        if c.verdict is Verdict.DIVERGED:
+            detail = f"expected {c.expected!r}, actual {c.actual!r}" + (f"; {detail}"
+                                                                         if detail else "")
+        if c.runtime is not None:
+            detail += f" (runtime: {c.runtime.status})"
+        rows.append([c.id, where(paths, c.course, c.lesson, c.line), c.kind,
+                     o.text((c.verdict.value, VERDICT_STYLE[c.verdict.value])), detail])
+    o.show(o.table(f"{o.plural(len(rows), 'claim')}", ["claim", "lesson", "kind", "verdict",
+                                                        "detail"], rows))
+
+
+def findings_list(result: "Run", root, *, info: bool = False) -> None:
+    """One line per finding: `path:line: severity CODE rule: message` (a finding on a
+    project file such as lint.toml is shown relative to `root`, the pins directory)."""
+    paths = lesson_paths(result)
+    for f in result.report.findings:
+        if f.severity is Severity.INFO and not info:
+            continue
+        if f.course is None:
+            shown = f"{o.rel(root / f.path)}:{f.line}"
+        else:
+            shown = where(paths, f.course, f.path, f.line)
+        o.say((shown, ""), ": ", (f.severity.value, SEVERITY_STYLE[f.severity.value]),
+              f" {f.code} {f.rule}: {f.message}")
+
+
+def verdict_table(report: "RunReport") -> None:
+    verdicts = [v.value for v in Verdict]
+    rows = []
+    for les in report.lessons:
+        mine = report.lesson_claims(les)
+        c = Counter(x.verdict.value for x in mine)
+        weak = sum(1 for x in mine if x.verdict is Verdict.VERIFIED and x.evidence is not None
+                   and x.evidence.status == "release")
+        rt = Counter(x.runtime.status for x in mine if x.runtime)
+        errs = les.findings.get("error", 0)
+        cells = [f"{c.get(v, 0):,}" for v in verdicts]
+        if weak:
+            cells[0] += f" ({weak:,} release)"
+        rows.append([f"{les.course}/{les.path}", *cells,
+                     ", ".join(f"{n:,} {k}" for k, n in sorted(rt.items())) or "-", f"{errs:,}"])
+    o.show(o.table("claims by lesson", ["lesson", *verdicts, "runtime", "lint errors"], rows,
+                   right=[*verdicts, "lint errors"]))
+
+
+def sources_table(files) -> None:
+    """Per upstream: files per status and the providers that served them."""
+    from verifier.sources.models import Status
+
+    rows = []
+    for u in sorted({f.upstream for f in files}):
+        mine = [f for f in files if f.upstream == u]
+        c = Counter(f.status for f in mine)
+        provs = Counter((f.provider or "-").split(":", 1)[0] + (" (cached)" if f.cached else "")
+                        for f in mine if f.status.usable)
+        rows.append([u, *[f"{c.get(s, 0):,}" for s in Status],
+                     ", ".join(f"{k} {v:,}" for k, v in sorted(provs.items())) or "-"])
+    o.show(o.table("sources at pinned identity", ["upstream", *[s.value for s in Status],
+                                                  "providers"], rows,
+                   right=[s.value for s in Status]))
