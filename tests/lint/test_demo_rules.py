@@ -185,7 +185,8 @@ def test_cli_json_and_exit_codes(demo, capsys, monkeypatch):
     assert main(["lint", str(demo.root / "nope.md")]) == 2
     assert main(["rules", "--format", "json"]) == 0
     rules = json.loads(capsys.readouterr().out)
-    assert [r["code"] for r in rules] == [f"VL1{i:02d}" for i in range(1, 11)]
+    codes = [r["code"] for r in rules]   # the inventory itself: tests/test_registries.py
+    assert {f"VL10{i}" for i in range(1, 10)} <= set(codes) and len(set(codes)) == len(codes)
     assert all(len(r["doc"]) > 60 for r in rules)
 
 

@@ -57,16 +57,27 @@ __all__ = ["BenchReport", "CliRun", "CloneBench", "CourseBench", "IndexBench", "
 def run_bench(project: "Project", *, sections: set[str], repeat: int = 3,
               tree: str | None = None, jobs: int = 2, drake_mirror: Path | None = None,
               runtime_repeat: int = 1, bytecode: bool = False,
-              upstreams: list[str] | None = None) -> BenchReport:
+              upstreams: list[str] | None = None, progress=None) -> BenchReport:
+    """`progress`: a `verifier.pipeline.Progress` told which section runs (the CLI shows it)."""
+    from verifier.pipeline import Progress
+
+    progress = progress or Progress()
     rep = BenchReport(machine=machine())
-    if "course" in sections:
-        rep.course = bench_course(project, repeat, bytecode)
-    if "index" in sections:
-        rep.index = bench_index(project, tree, jobs)
-    if "runtime" in sections:
-        rep.runtime = bench_runtime(project, runtime_repeat, upstreams)
-    if "clone" in sections:
-        rep.clone = bench_clone(project, drake_mirror)
+    steps = [("course", "course: cold and warm lint + check",
+              lambda: bench_course(project, repeat, bytecode)),
+             ("index", "index: symbol index vs universal-ctags",
+              lambda: bench_index(project, tree, jobs)),
+             ("runtime", "runtime: checks per upstream",
+              lambda: bench_runtime(project, runtime_repeat, upstreams)),
+             ("clone", "clone: Drake partial vs full clone",
+              lambda: bench_clone(project, drake_mirror))]
+    for name, what, step in steps:
+        if name in sections:
+            progress.begin(f"bench {what}")
+            try:
+                setattr(rep, name, step())
+            finally:
+                progress.end()
     rep.peak_rss_self_mib = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     rep.peak_rss_children_mib = round(
         resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)

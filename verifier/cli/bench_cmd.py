@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
-from verifier.cli.common import project_from
+from verifier.cli.common import TEXT, add_format, choice, project_from
 
 if TYPE_CHECKING:
     from verifier.bench import BenchReport
@@ -18,9 +17,9 @@ SECTIONS = ("course", "index", "runtime", "clone")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--only", action="append", choices=SECTIONS, metavar="SECTION",
+    p.add_argument("--only", action="append", type=choice("section", SECTIONS), metavar="SECTION",
                    help=f"run only these sections ({', '.join(SECTIONS)}); repeatable")
-    p.add_argument("--skip", action="append", choices=SECTIONS, metavar="SECTION",
+    p.add_argument("--skip", action="append", type=choice("section", SECTIONS), metavar="SECTION",
                    help="skip a section; repeatable")
     p.add_argument("--repeat", type=int, default=3, help="warm runs of lint/check (median)")
     p.add_argument("--tree", help="symbol-index tree to use (default: the largest available; "
@@ -35,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bytecode", action="store_true",
                    help="let the lint/check runs cache .pyc files (in the scratch cache) even "
                         "if PYTHONDONTWRITEBYTECODE is set, as an installed verifier would")
-    p.add_argument("--format", choices=["rich", "json"], default="rich")
+    add_format(p, [TEXT, "json"], aliases={"rich": TEXT})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,11 +45,15 @@ def run(args: argparse.Namespace) -> int:
     if args.repeat < 1 or args.jobs < 1 or args.runtime_repeat < 1:
         raise UsageError("--repeat, --jobs and --runtime-repeat must be at least 1")
     sections = set(args.only or SECTIONS) - set(args.skip or ())
+    from verifier.cli.common import quiet
+    from verifier.cli.output import RichProgress
+
     project = project_from(args)
     rep = run_bench(project, sections=sections, repeat=args.repeat, tree=args.tree,
                     jobs=args.jobs, drake_mirror=args.drake_mirror,
                     runtime_repeat=args.runtime_repeat, bytecode=args.bytecode,
-                    upstreams=args.upstream)
+                    upstreams=args.upstream,
+                    progress=RichProgress(quiet(args) or args.format == "json"))
     if args.format == "json":
         print(json.dumps(rep.model_dump(mode="json"), indent=2, sort_keys=True))
     else:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from verifier.fileio import atomic_write
+
 HELP = ("write pins.lock from the git tree at each pin (online or from a mirror holding the pin), "
         "or import the course's sources.json manifests")
 
@@ -23,7 +25,6 @@ def run(args: argparse.Namespace) -> int:
     from verifier.cli import output as o
     from verifier.cli.common import project_from
     from verifier.exitcodes import ExitCode
-    from verifier.fileio import atomic_write
     from verifier.pins import Lock, LockedUpstream, dump_lock, import_manifest
     from verifier.pipeline import check_upstream
     from verifier.claims.loader import claimed_files
