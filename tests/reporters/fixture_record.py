@@ -22,7 +22,8 @@ from pathlib import Path
 
 from verifier.report import (Excerpt, LessonRecord, LockedInfo, LockInfo, NotRun, PinnedCourse,
                              PinnedUpstream, PinsInfo, RunReport, RuntimeInfo, SourceIdentity,
-                             Summary, ToolInfo)
+                             Summary, ToolInfo, exit_status)
+from verifier.report_builder import source_notes
 from verifier.results import (ClaimResult, Evidence, Finding, RuntimeResult, Severity,
                               Verdict)
 
@@ -347,9 +348,7 @@ def build() -> RunReport:
     st: dict[str, int] = {}
     for s in sources:
         st[s.status] = st.get(s.status, 0) + 1
-    reasons = [f"{verdicts[v]} claim(s) {v}" for v in ("diverged", "stale", "error")
-               if verdicts[v]]
-    reasons.append(f"{sev['error']} lint error(s)")
+    code, reasons = exit_status(claims, findings, sources)
     rt: dict[str, int] = {}
     for c in claims:
         if c.runtime is not None:
@@ -384,10 +383,11 @@ def build() -> RunReport:
         sources=sources, claims=claims, findings=findings,
         runtime=RuntimeInfo(ran=sum(rt.values()), statuses=dict(sorted(rt.items())),
                             sampling={"mode": "sample", "seed": 0, "sampled": 3}),
+        notes=source_notes(sources),
         not_run=[NotRun(stage="runtime", what="drake runtime checks",
                         why="no pinned environment for drake on this machine")],
         summary=Summary(lessons=len(lessons), claims=len(claims), verdicts=verdicts,
-                        findings=sev, sources=dict(sorted(st.items())), exit_code=1,
+                        findings=sev, sources=dict(sorted(st.items())), exit_code=int(code),
                         reasons=reasons),
         excerpts=_excerpts(claims))
 

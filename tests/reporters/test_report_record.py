@@ -14,7 +14,8 @@ import pytest
 from tests.reporters.fixture_project import make_project
 from verifier.cli.main import main
 from verifier.exitcodes import ExitCode
-from verifier.report import build_report, claim_gid, exit_code_for, report_schema
+from verifier.report import claim_gid, exit_code, report_schema
+from verifier.report_builder import build_report
 from verifier.reporters import render
 from verifier.results import ClaimResult, Evidence, Finding, RuntimeResult, Severity, Verdict
 
@@ -91,10 +92,10 @@ def test_record_validates_against_its_schema(project, lessons, stage_results):
                           sampling={"mode": "sample", "sampled": ["x"]})
     data = json.loads(render(report, "json"))
     _validate(data)
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     # the schema really constrains the record: a wrong version or a bad verdict fails
     bad = json.loads(json.dumps(data))
-    bad["schema_version"] = 2
+    bad["schema_version"] = 1
     with pytest.raises(jsonschema.ValidationError):
         _validate(bad)
     bad = json.loads(json.dumps(data))
@@ -154,8 +155,8 @@ def test_record_contents(fx, project, lessons, stage_results):
     keys = [(f["course"], f["path"], f["line"], f["code"]) for f in data["findings"]]
     assert keys == sorted(keys) and len(keys) == len(findings)
     assert data["summary"]["exit_code"] == 1
-    assert data["summary"]["reasons"] == ["1 claim(s) diverged", "1 claim(s) stale",
-                                          "1 claim(s) error", "1 lint error(s)"]
+    assert data["summary"]["reasons"] == ["1 claim diverged", "1 claim stale",
+                                          "1 claim error", "1 lint error"]
 
 
 def test_excerpts_sentence_and_source_at_pinned_identity(fx, project, lessons, stage_results):
@@ -201,7 +202,8 @@ def test_timestamp_only_when_given(project, lessons, stage_results):
                      timestamp="2026-11-30T15:00:00Z")
     data = json.loads(render(r, "json"))
     assert data["timestamp"] == "2026-11-30T15:00:00Z"
-    assert any(c["runtime"] and c["runtime"]["duration_s"] == 0.25 for c in data["claims"])
+    # durations stay out even with a timestamp: they are in run.json
+    assert all(c["runtime"]["duration_s"] is None for c in data["claims"] if c["runtime"])
 
 
 def _claim(verdict, **kw):
@@ -222,11 +224,11 @@ def _claim(verdict, **kw):
     ([], [Finding(rule="r", code="VL1", severity=Severity.ERROR, path="docs/guide/intro.md",
                   line=1, message="m")], ExitCode.FINDINGS),
 ])
-def test_exit_code_for(project, claims, findings, code):
+def test_exit_code(project, claims, findings, code):
     lessons = project.lessons()
     report = build_report(project, lessons=lessons, findings=findings, claims=claims,
                           excerpts=False)
-    assert exit_code_for(report) == code
+    assert exit_code(report) == code
     assert report.summary.exit_code == code
     # a missing course is filled from the lesson path when only one course has it
     assert all(c.course == "beta-atlas" for c in report.claims)
@@ -239,7 +241,7 @@ def test_schema_command(capsys):
     assert main(["schema"]) == 0
     out = capsys.readouterr().out
     assert json.loads(out) == report_schema()
-    assert json.loads(out)["properties"]["schema_version"]["const"] == 1
+    assert json.loads(out)["properties"]["schema_version"]["const"] == 2
 
 
 def test_record_command_is_deterministic(fx, tmp_path, capsys):
@@ -273,10 +275,11 @@ def test_record_command_timestamp_and_dir(fx, tmp_path):
 
 @pytest.mark.parametrize("args,needle", [
     (["record", "--timestamp", "yesterday"], "--timestamp 'yesterday' is not an ISO 8601"),
-    (["record", "--lesson", "/nonexistent/lesson.md"], "lesson /nonexistent/lesson.md does not"),
+    (["record", "--lesson", "/nonexistent/lesson.md"],
+     "--lesson '/nonexistent/lesson.md' is neither a file nor <course>/<path>"),
     (["record", "--sample", "3"], "--sample needs --runtime sample"),
-    (["record", "--runtime", "sample", "--sample", "2.5"], "a fraction must be in (0, 1]"),
-    (["record", "--format", "pdf"], "unknown format pdf"),
+    (["record", "--runtime", "sample", "--sample", "2.5"], "fraction must be in (0, 1]"),
+    (["record", "--format", "pdf"], "unknown format 'pdf'"),
     (["record", "--format", "json,sarif"], "several formats need --out DIR"),
     (["record", "--format", "json,sarif", "--out", "x.json"], "several formats need --out DIR"),
 ])
@@ -290,8 +293,9 @@ def test_record_several_formats_in_one_run(fx, tmp_path, capsys):
     out = tmp_path / "v"
     code = main(["--pins", str(fx.pins), "-q", "record", "--format",
                  "json,sarif,junit,github,html", "--out", f"{out}/"])
-    assert sorted(p.name for p in out.iterdir()) == ["verification.html", "verification.json",
-                                                     "verification.sarif", "verification.xml"]
+    assert sorted(p.name for p in out.iterdir()) == ["run.json", "verification.html",
+                                                     "verification.json", "verification.sarif",
+                                                     "verification.xml"]
     data = json.loads((out / "verification.json").read_text())
     assert data["summary"]["exit_code"] == code
     stdout = capsys.readouterr().out  # annotations (if any) went to the log
@@ -304,54 +308,41 @@ def test_record_several_formats_in_one_run(fx, tmp_path, capsys):
 
 
 def test_runtime_stage_is_called_with_paired_claims(project, monkeypatch):
-    """--runtime sample: check results are paired with their loaded claims by global id,
-    handed to the runtime contract, and the sampling record lands in the report."""
-    from dataclasses import dataclass
-
-    from verifier.cli import record_cmd
-
-    @dataclass
-    class Loaded:  # the LoadedClaim fields the pairing uses
-        gid: str
-        course: str
-        lesson: str
-        claim: object
-
-    lessons = [d for d in project.lessons() if d.path == "docs/guide/intro.md"]
-    results = [_claim(Verdict.VERIFIED, id="beta-atlas/intro/a"),
-               _claim(Verdict.VERIFIED, id="beta-atlas/intro/b"),
-               _claim(Verdict.UNAVAILABLE, id="orphan")]
+    """--runtime sample: the pipeline hands the check's (loaded claim, result) pairs to the
+    runtime stage, and the sampling record lands in the report (durations in run.json)."""
     from types import SimpleNamespace
 
-    loaded = [Loaded(r.id, "beta-atlas", "docs/guide/intro.md",
-                     SimpleNamespace(id=r.id.rsplit("/", 1)[-1])) for r in results[:2]]
+    import verifier.claims.check as check
+    import verifier.lint as lint
+    import verifier.runtime as runtime
+    from verifier import pipeline
+
+    results = [_claim(Verdict.VERIFIED, id="beta-atlas/intro/a"),
+               _claim(Verdict.VERIFIED, id="beta-atlas/intro/b")]
+    pairs = [(SimpleNamespace(gid=r.id), r) for r in results]
     seen = {}
 
-    def fake_confirm(project, pairs, mode="sample", sample=None, seed=0):
-        seen.update(mode=mode, sample=sample, seed=seed, ids=[lc.gid for lc, _ in pairs])
+    def fake_confirm(project, got, mode="sample", sample=None, seed=0):
+        seen.update(mode=mode, sample=sample, seed=seed, ids=[lc.gid for lc, _ in got])
         out = [r.model_copy(update={"runtime": RuntimeResult(status="confirmed", value=1,
                                                               expected=1, duration_s=0.5)})
-               for _, r in pairs]
-        return out, {"mode": mode, "sampled": [lc.gid for lc, _ in pairs], "seed": seed}
+               for _, r in got]
+        return out, {"mode": mode, "sampled": [lc.gid for lc, _ in got], "seed": seed}
 
-    fakes = {("verifier.lint", "run_lint"): lambda p, ls: [],
-             ("verifier.claims.check", "run_check"): lambda p, lessons, upstream: results,
-             ("verifier.runtime", "confirm"): fake_confirm,
-             ("verifier.claims.loader", "load_claims"): lambda p, ls: loaded}
-    monkeypatch.setattr(record_cmd, "stage", lambda mod, func: fakes[(mod, func)])
-    kw = record_cmd.collect(project, lessons, runtime="sample", sample=2, seed=5)
+    monkeypatch.setattr(lint, "run_lint", lambda p, ls, **kw: [])
+    monkeypatch.setattr(check, "check_claims", lambda *a, **kw: pairs)
+    monkeypatch.setattr(runtime, "confirm", fake_confirm)
+    run = pipeline.run(project, pipeline.options(runtime="sample", sample="2", seed=5,
+                                                 excerpts=False))
     assert seen == {"mode": "sample", "sample": 2, "seed": 5,
                     "ids": ["beta-atlas/intro/a", "beta-atlas/intro/b"]}
-    report = build_report(project, lessons=lessons, excerpts=False, **kw)
+    report = run.report
     assert report.runtime.ran == 2 and report.runtime.statuses == {"confirmed": 2}
     assert report.runtime.sampling["seed"] == 5
-    assert {c.id for c in report.claims} == {r.id for r in results}  # the orphan is kept
+    assert {c.id for c in report.claims} == {r.id for r in results}
     assert "runtime" not in {n.stage for n in report.not_run}
-    # a stage missing from the build is reported as not run, with the reason
-    fakes[("verifier.runtime", "confirm")] = None
-    kw = record_cmd.collect(project, lessons, runtime="all")
-    assert any(n["stage"] == "runtime" and "not in this build" in n["why"]
-               for n in kw["not_run"])
+    assert {k: v.duration_s for k, v in run.details.checks.items()} == {
+        r.id: 0.5 for r in results}
 
 
 @pytest.mark.wheels

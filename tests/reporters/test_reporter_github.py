@@ -168,14 +168,17 @@ def test_long_lessons_and_long_runs_stay_comment_sized(record):
 
 
 def test_step_summary_is_appended(record, monkeypatch, tmp_path):
-    from verifier.cli.record_cmd import emit
+    from verifier.outputs import write_file
+    from verifier.reporters.github import publish
 
     summary = tmp_path / "summary.md"
     summary.write_text("previous step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
     out = tmp_path / "annotations.txt"
-    emit(_many(record, 14, 12), "github", out)
+    many = _many(record, 14, 12)
+    write_file(out, many, "github")
+    assert publish(many) == [summary]
     text = summary.read_text()
     assert text.startswith("previous step\n" + MARKER + "\n## verifier")  # appended
     assert "see the job summary" in out.read_text()

@@ -86,12 +86,13 @@ def test_stages_that_did_not_run(record):
 
 
 def test_records_into_a_directory_one_file_per_lesson(record, tmp_path):
-    from verifier.cli.record_cmd import emit
+    from verifier.outputs import write_into
 
     out = tmp_path / "records"
-    written = emit(record, "markdown", f"{out}/")
+    written = write_into(out, record, "markdown")
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.md"))
     assert len(written) == len(record.lessons) == len(files)
-    assert {"mujoco-atlas/contact-models.md", "drake-atlas/contact-models.md"} <= set(files)
-    text = (out / "drake-atlas" / "contact-models.md").read_text(encoding="utf-8")
+    assert {"mujoco-atlas/docs/contact-models.md", "drake-atlas/docs/contact-models.md"} <= set(
+        files)
+    text = (out / "drake-atlas" / "docs" / "contact-models.md").read_text(encoding="utf-8")
     assert text.startswith("# Verification record: drake-atlas/docs/contact-models.md")

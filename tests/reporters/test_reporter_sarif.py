@@ -15,7 +15,7 @@ import pytest
 
 from tests.reporters.snapshots import assert_snapshot, golden
 from verifier.reporters import render
-from verifier.reporters.rules import KIND_CODES
+from verifier.reporters.rules import kind_code
 from verifier.results import Verdict
 
 OASIS_ID = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
@@ -65,10 +65,10 @@ def test_sarif_results(report):
             assert c.id not in by_claim  # nothing to alert about
             continue
         r = by_claim[c.id]
-        assert r["ruleId"] == KIND_CODES.get(c.kind, f"VC-{c.kind}") and r["ruleId"] in rules
+        assert r["ruleId"] == kind_code(c.kind) and r["ruleId"] in rules
         assert run["tool"]["driver"]["rules"][r["ruleIndex"]]["id"] == r["ruleId"]
         loc = r["locations"][0]["physicalLocation"]
-        assert loc["artifactLocation"] == {"uri": c.lesson, "uriBaseId": "%SRCROOT%"}
+        assert loc["artifactLocation"] == {"uri": c.lesson, "uriBaseId": f"COURSE_{c.course}"}
         assert loc["region"]["startLine"] == (c.line or 1)  # a stale claim has no line
         assert r["level"] == ("note" if c.verdict is Verdict.UNAVAILABLE else "error")
         if c.evidence and c.evidence.permalink:
@@ -83,7 +83,8 @@ def test_sarif_results(report):
     lint = [r for r in results if "rule" in r["properties"]]
     assert [r["ruleId"] for r in lint] == [f.code for f in report.findings]
     assert {r["level"] for r in lint} == {"error", "warning", "note"}
-    assert run["originalUriBaseIds"]["%SRCROOT%"]["description"]["text"]
+    for course in report.pins.courses:
+        assert run["originalUriBaseIds"][f"COURSE_{course.name}"]["description"]["text"]
 
 
 def test_fingerprints_are_stable_across_line_moves(report):

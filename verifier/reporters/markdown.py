@@ -4,7 +4,8 @@ course's hand-written validation page). The GitHub step summary is in `github`.
 In a directory each lesson's record is `<course>/<lesson path>` (`docs/a/intro.md`
 and `docs/b/intro.md` never share a file). Text from lessons, claims and sources is
 escaped: HTML is shown as text, `|` cannot break a table, `[...]` cannot become a
-link; code spans use a fence longer than any backtick run inside them."""
+link (emphasis and code spans in messages are kept: they cannot run anything); code
+spans use a fence longer than any backtick run inside them."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ SUFFIX = ".md"
 IN_VERIFY = True  # one file per lesson in a directory
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|])")
+_MD_SPECIAL = re.compile(r"([\\\[\]|])")  # links, tables, and the escape itself
 
 
 def cell(v: object) -> str:
