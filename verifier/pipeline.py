@@ -159,14 +159,14 @@ def select_lessons(project: "Project", items: tuple[str, ...] | list[str],
         c = project.pins.course.get(name)
         if c is None or not rel:
             hint = suggest(name, project.pins.course)
-            raise UsageError(f"--lesson {item!r} is neither a file nor <course>/<path> of a course "
-                             f"in pins.toml" + (f" (did you mean {hint}/{rel}?)" if hint and rel
-                                                else f" (courses: {', '.join(sorted(project.pins.course))})"))
+            known = ", ".join(sorted(project.pins.course))
+            raise UsageError(f"lesson {item!r} is neither a file nor <course>/<path> of a course "
+                             "in pins.toml" + (f" (did you mean {hint}/{rel}?)" if hint and rel
+                                               else f" (courses: {known})"))
         target = project.course_root(c) / rel
         if not target.is_file():
-            known = [d.path for d in project.lessons(course=name)]
-            near = suggest(rel, known)
-            raise UsageError(f"--lesson {item!r}: no lesson {rel!r} in course {name!r}"
+            near = suggest(rel, [d.path for d in project.lessons(course=name)])
+            raise UsageError(f"lesson {item!r}: no lesson {rel!r} in course {name!r}"
                              + (f" (did you mean {name}/{near}?)" if near else ""))
         out.append(project.lesson_for(target, name))
     return out

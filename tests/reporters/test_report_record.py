@@ -276,7 +276,7 @@ def test_record_command_timestamp_and_dir(fx, tmp_path):
 @pytest.mark.parametrize("args,needle", [
     (["record", "--timestamp", "yesterday"], "--timestamp 'yesterday' is not an ISO 8601"),
     (["record", "--lesson", "/nonexistent/lesson.md"],
-     "--lesson '/nonexistent/lesson.md' is neither a file nor <course>/<path>"),
+     "lesson '/nonexistent/lesson.md' is neither a file nor <course>/<path>"),
     (["record", "--sample", "3"], "--sample needs --runtime sample"),
     (["record", "--runtime", "sample", "--sample", "2.5"], "fraction must be in (0, 1]"),
     (["record", "--format", "pdf"], "unknown format 'pdf'"),
