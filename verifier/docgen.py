@@ -89,6 +89,9 @@ def _splice(text: str, name: str, body: str, path: Path) -> str:
 def render_docs(root: Path) -> dict[Path, str]:
     """Every generated file under `root` (the project directory) with its content."""
     docs = root / "docs"
+    if not (docs / "claims" / "README.md").is_file() or not (docs / "lint.md").is_file():
+        raise UsageError(f"{root}: no docs/claims/README.md and docs/lint.md here (run from a "
+                         "verifier checkout, or pass --root)")
     out: dict[Path, str] = {}
     for name in KINDS.names():
         cls = KINDS[name]

@@ -74,12 +74,14 @@ def test_counts_are_words_not_python_dicts(cli, proj):
 
 
 def test_markup_in_a_pins_key_is_printed_as_text(cli, proj):
-    text = proj.pins.read_text().replace("schema = 1", 'schema = 1\n"[/x]" = 2\n"[bold]" = 3')
-    proj.pins.write_text(text)
-    code, out, err = cli(*proj.args("check"))
-    assert code == 2
-    assert "[/x]" in err and "Traceback" not in err
-    assert err.startswith("error:")
+    for key in ("[/x]", "[bold]"):
+        text = proj.pins.read_text().replace("schema = 1", f'schema = 1\n"{key}" = 2', 1)
+        proj.pins.write_text(text)
+        code, out, err = cli(*proj.args("check"))
+        assert code == 2
+        assert f"{key}: unknown key" in err and "Traceback" not in err   # [word] stays
+        assert err.startswith("error:")
+        proj.pins.write_text(text.replace(f'"{key}" = 2\n', ""))
 
 
 def test_markup_in_a_lesson_path_is_printed_as_text(cli, proj, monkeypatch):
