@@ -91,3 +91,11 @@ def test_an_uncaught_bug_writes_the_log_into_the_given_cache(cli, proj, monkeypa
     code, _, err = cli(*proj.args("lint", "--format", "json"))
     assert code == 3 and "internal error: ZeroDivisionError" in err
     assert (proj.cache / "verifier-crash.log").is_file()
+
+
+def test_the_markdown_record_of_the_lesson_names_the_crash(cli, proj, raising_rule):
+    out = proj.root / "out"
+    assert cli(*proj.args("record", "--format", "markdown", "--out", f"{out}/"))[0] == 3
+    beta = (out / "beta/docs/intro.md").read_text()
+    assert "internal error in lint rule version (VL105): KeyError: 'boom-in-rule'" in beta
+    assert "internal error in" not in (out / "alpha/docs/intro.md").read_text()

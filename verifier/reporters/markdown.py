@@ -173,6 +173,14 @@ def lesson_record(report: RunReport, lesson: LessonRecord) -> str:
                        "its pin blob is unknown (weaker identity)")
     for n in report.not_run:
         lim.append(f"- {n.stage}: {cell(n.what)} — {cell(n.why)}")
+    for note in report.notes:
+        if note.upstream is None or note.upstream in lesson.upstreams:
+            lim.append(f"- {note.topic}" + (f" ({code(note.upstream)})" if note.upstream else "")
+                       + f": {cell(note.text)}")
+    for ie in report.internal_errors:
+        if (ie.course, ie.lesson) == (lesson.course, lesson.path):
+            lim.append(f"- internal error in {cell(ie.what)}: {cell(ie.error)} (a bug in "
+                       "verifier; what it would have found on this lesson is missing)")
     lines += lim or ["Nothing was skipped."]
     return "\n".join(lines).rstrip() + "\n"
 
