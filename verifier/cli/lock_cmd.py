@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rich.markup import escape
+
 from verifier.claims.loader import claimed_files
 from verifier.cli.common import project_from, stdout_console
 from verifier.exitcodes import ExitCode
@@ -52,13 +54,19 @@ def run(args: argparse.Namespace) -> int:
             status = ExitCode.FINDINGS
             continue
         if args.check:
+            problem = lock.problem(up)
+            if problem and problem[0] not in ("lock-truncated", "lock-other-commit"):
+                problem = None
+            if problem:
+                con.print(f"[red]{name}:[/] {escape(problem[1])}")
+                status = ExitCode.FINDINGS
             old = lock.upstream.get(name)
             bad = [(p, b, tree.get(p)) for p, b in (old.files.items() if old else [])
                    if tree.get(p) != b]
             for p, b, t in bad:
                 con.print(f"[red]{name}:{p}[/] lock has {b}, tree at {up.short} has {t}")
                 status = ExitCode.FINDINGS
-            if not bad:
+            if not bad and not problem:
                 con.print(f"{name}: pins.lock agrees with the tree at {up.short}")
             continue
         if args.full:
@@ -70,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
             if old and old.commit == up.commit:
                 paths.update(old.files)
         files = {p: tree[p] for p in sorted(paths) if p in tree}
-        new[name] = LockedUpstream(commit=up.commit, source=[f"tree:{tree_from}"], files=files)
+        new[name] = LockedUpstream(commit=up.commit, source=[f"tree:{tree_from}"],
+                                   count=len(files), complete=bool(args.full), files=files)
         con.print(f"{name}: locked {len(files)} path(s) from {tree_from}")
     if not args.check:
         atomic_write(project.lock_path, dump_lock(Lock(upstream=new)).encode())
