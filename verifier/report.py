@@ -145,6 +145,17 @@ class Excerpt(_M):
     snippet_note: str | None = None      # why there is no snippet
 
 
+class RecordNote(_M):
+    """Something the run says once (from the source layer's notices): an identity
+    warning, a provider failure worked around, a cache repair."""
+
+    severity: Literal["warning", "info"]
+    code: str = Field(description="stable identifier, e.g. lock-other-commit, lock-gap")
+    upstream: str | None = None
+    message: str
+    paths: list[str] = Field(default_factory=list, description="affected paths")
+
+
 class RunReport(_M):
     """One verification run (the JSON verification record)."""
 
@@ -162,6 +173,8 @@ class RunReport(_M):
     findings: list[Finding] = Field(default_factory=list)
     runtime: RuntimeInfo
     not_run: list[NotRun] = Field(default_factory=list)
+    notes: list[RecordNote] = Field(default_factory=list, description="identity warnings, "
+                                    "provider failures and cache repairs of the run")
     summary: Summary
     excerpts: dict[str, Excerpt] = Field(
         default_factory=dict, description="per claim (global id): the lesson sentence and the "
@@ -433,7 +446,9 @@ def build_report(project: "Project", *, lessons: "list[LessonDoc]",
         sources=sources, claims=cl, findings=fs,
         runtime=RuntimeInfo(ran=sum(rt.values()), statuses=dict(sorted(rt.items())),
                             sampling=sampling),
-        not_run=nr, summary=summary, excerpts=dict(sorted(shown.items())))
+        not_run=nr, notes=[RecordNote.model_validate(n.model_dump())
+                           for n in project.sources.notices()],
+        summary=summary, excerpts=dict(sorted(shown.items())))
 
 
 def report_schema() -> dict:

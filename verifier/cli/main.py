@@ -17,7 +17,7 @@ from verifier.cli import env_cmd  # runtime environments
 from verifier.cli import record_cmd, schema_cmd  # outputs
 from verifier.cli import lint_cmd, rules_cmd  # lint
 from verifier.cli import bench_cmd  # speed
-from verifier.cli.common import add_global, err_console
+from verifier.cli.common import add_global, err_console, source_notices
 from verifier.errors import VerifierError
 from verifier.exitcodes import ExitCode
 
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return ExitCode.USAGE
     try:
-        return int(args._run(args))
+        return source_notices(args, int(args._run(args)))
     except VerifierError as exc:
         err_console.print(f"[bold red]error:[/] {exc.render()}", markup=True, soft_wrap=True,
                           highlight=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
@@ -19,8 +20,7 @@ HELP = "acquire every upstream file the course needs, at pinned identity, into t
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--upstream", help="only this upstream")
-    p.add_argument("--strict", action="store_true",
-                   help="exit 1 unless every needed file is pinned")
+    # --strict (a global option) also means here: exit 1 unless every needed file is pinned
 
 
 def resolve_with_progress(project, items: list[tuple[str, str]], quiet: bool = False
@@ -67,10 +67,9 @@ def run(args: argparse.Namespace) -> int:
     con.print(summary_table(files))
     for f in files:
         if f.status is Status.MISMATCH:
-            con.print(f"[red]mismatch[/] {f.upstream}:{f.path}: {f.detail}")
-    if project.store.corrupt:
-        con.print(f"[yellow]repaired {len(project.store.corrupt)} corrupt cache entr"
-                  f"{'y' if len(project.store.corrupt) == 1 else 'ies'}[/]")
-    if args.strict and any(f.status is not Status.PINNED for f in files):
+            con.print(f"[red]mismatch[/] {escape(f'{f.upstream}:{f.path}: {f.detail}')}")
+    # cache repairs, lost entries and identity warnings: the sources summary after the
+    # command (cli.common.source_notices) says "repaired" only for what was re-acquired
+    if getattr(args, "strict", False) and any(f.status is not Status.PINNED for f in files):
         return ExitCode.FINDINGS
     return ExitCode.OK

@@ -64,6 +64,16 @@ def local_path(url: str) -> Path:
     return Path(url[len("file://"):] if url.startswith("file://") else url).expanduser()
 
 
+def first_line(exc: Exception) -> str:
+    """The telling line of an exception's text (git's `fatal:`/`error:` line, else the last)."""
+    text = getattr(exc, "stderr", None) or str(exc)
+    lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
+    for ln in lines:
+        if ln.startswith(("fatal:", "error:")) or "stderr:" in ln:
+            return ln.replace("stderr:", "").strip().strip("'")
+    return lines[-1] if lines else type(exc).__name__
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         os.killpg(proc.pid, signal.SIGKILL)
