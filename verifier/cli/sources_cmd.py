@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         items = needed_files(project, args.upstream, claimed=claimed_files(project))
     files = resolve_with_progress(project, items, getattr(args, "quiet", False)
-                                  or args.format == "json")
+                                  or args.format == "json", needed=not args.all)
     if args.status:
         files = [f for f in files if f.status.value in args.status]
     if args.format == "json":

@@ -23,8 +23,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     # --strict (a global option) also means here: exit 1 unless every needed file is pinned
 
 
-def resolve_with_progress(project, items: list[tuple[str, str]], quiet: bool = False
-                          ) -> list[SourceFile]:
+def resolve_with_progress(project, items: list[tuple[str, str]], quiet: bool = False,
+                          needed: bool = True) -> list[SourceFile]:
+    """`needed=False` when `items` are not what lessons and claims need (`sources --all`):
+    their missing pin blobs are then no identity warning."""
     layer = project.sources
     out: list[SourceFile] = []
     by_up: dict[str, list[str]] = {}
@@ -36,7 +38,7 @@ def resolve_with_progress(project, items: list[tuple[str, str]], quiet: bool = F
             task = prog.add_task(f"sources {u}", total=len(paths))
             layer.prefetch(u, paths)
             for p in paths:
-                out.append(layer.resolve(u, p))
+                out.append(layer.resolve(u, p, needed=needed))
                 prog.advance(task)
     layer.save_index()
     return out
