@@ -43,6 +43,7 @@ from verifier.gitblob import blob_sha
 from verifier.pins import Lock, Pins, Upstream
 from verifier.sources.gitstore import CommitUnknown, GitRepo, PartialClone, is_local, local_path
 from verifier.sources.models import Notice, PathPresence, Presence, SourceFile, Status
+from verifier.sources.notices import collect
 from verifier.sources.wheel import WheelSource
 
 Notify = Callable[[str], None]
@@ -77,6 +78,7 @@ class SourceLayer:
         self.notify = notify or (lambda msg: None)
         self._state: dict[str, _UpstreamState] = {}
         self._resolved: dict[tuple[str, str], SourceFile] = {}
+        self._indexes: dict[str, dict] = {}          # upstream -> cached provenance index
         self._index_dirty: set[str] = set()
         self._held: dict[str, bytes] = {}
         self._held_bytes = 0
@@ -117,8 +119,25 @@ class SourceLayer:
         return self.store.path("index", f"{up.name}-{up.commit}.json")
 
     def _cached_index(self, up: Upstream) -> dict:
-        data = self.store.read_json(self._index_path(up))
-        return data if isinstance(data, dict) and data.get("commit") == up.commit else {}
+        """{'files': path -> {blob, provider} at this pin, 'blobs': blob -> provider at any
+        pin}, read once per run."""
+        if up.name not in self._indexes:
+            data = self.store.read_json(self._index_path(up))
+            files = (data.get("files") if isinstance(data, dict)
+                     and data.get("commit") == up.commit else None)
+            blobs = self.store.read_json(self.store.path("index", f"{up.name}-blobs.json"))
+            self._indexes[up.name] = {"files": files if isinstance(files, dict) else {},
+                                      "blobs": blobs if isinstance(blobs, dict) else {}}
+        return self._indexes[up.name]
+
+    def _provider_of(self, up: Upstream, path: str, blob: str) -> str:
+        """Which provider acquired a cached blob (for this path at this pin, else at an
+        earlier pin: a pin bump that keeps the file keeps its provenance)."""
+        idx = self._cached_index(up)
+        seen = idx["files"].get(path)
+        if isinstance(seen, dict) and seen.get("blob") == blob and seen.get("provider"):
+            return seen["provider"]
+        return idx["blobs"].get(blob) or "cache"
 
     def _tree_cache_path(self, up: Upstream) -> Path:
         return self.store.path("trees", f"{up.commit}.json")
@@ -352,11 +371,9 @@ class SourceLayer:
         if expected and not again:
             data = self._bytes(expected)
             if data is not None:    # verified bytes at the pin's blob: no provider needed
-                seen = self._cached_index(up).get("files", {}).get(path, {})
-                provider = seen.get("provider") if seen.get("blob") == expected else None
                 return SourceFile(upstream=up.name, path=path, status=Status.PINNED,
                                   blob=expected, expected_blob=expected, identity=identity,
-                                  provider=provider or "cache", cached=True)
+                                  provider=self._provider_of(up, path, expected), cached=True)
         if expected:
             self._open_providers(st)
             if st.tree is not None and identity != "git-tree":
@@ -540,69 +557,24 @@ class SourceLayer:
     # ------------------------------------------------------------------ notices
     def notices(self) -> list[Notice]:
         """What this run must say about identity and the cache, deterministic order."""
-        out = list(self._notices)
-        for name in sorted(self._state):
-            st = self._state[name]
-            up = st.up
-            seen: set[tuple[str, str]] = set()
-            for n in st.notices:
-                if (n.code, n.message) not in seen:
-                    seen.add((n.code, n.message))
-                    out.append(n)
-            problem = self.lock.problem(up)
-            if st.tree is None and st.gaps:
-                release = sorted(p for p, s in st.gaps.items() if s is Status.RELEASE)
-                lost = sorted(p for p, s in st.gaps.items() if s is not Status.RELEASE)
-                what = (f"{len(st.gaps)} needed file(s) of {name} have no pin blob (pins.lock "
-                        f"does not list them and no git tree at {up.short} is reachable): "
-                        f"{len(release)} served as `release` from the pinned wheel, "
-                        f"{len(lost)} unavailable")
-                if problem:
-                    out.append(Notice(severity="warning", code=problem[0], upstream=name,
-                                      message=f"{problem[1]}; {what}", paths=sorted(st.gaps)))
-                else:
-                    out.append(Notice(severity="warning", code="lock-gap", upstream=name,
-                                      message=what + "; `verifier lock` where git can reach "
-                                      "the pin records them", paths=sorted(st.gaps)))
-            elif problem and problem[0] != "lock-missing" and (st.tree is None
-                                                               or problem[0] != "lock-empty"):
-                out.append(Notice(severity="warning" if st.tree is None else "info",
-                                  code=problem[0], upstream=name, message=problem[1]))
-            for w in st.wheels:
-                for ev in dict.fromkeys(w.events):
-                    out.append(Notice(severity="info", code="wheel-repaired", upstream=name,
-                                      message=ev))
-        corrupt = sorted(set(self.store.corrupt))
-        if corrupt:
-            repaired = [b for b in corrupt if b in self._held or self.store.has_blob(b)]
-            lost = [b for b in corrupt if b not in repaired]
-            if repaired:
-                out.append(Notice(severity="info", code="cache-repaired",
-                                  message=f"repaired {len(repaired)} corrupt cache entr"
-                                          f"{'y' if len(repaired) == 1 else 'ies'} (acquired "
-                                          "again at pinned identity)", paths=repaired))
-            if lost:
-                out.append(Notice(severity="warning", code="cache-corrupt",
-                                  message=f"removed {len(lost)} corrupt cache entr"
-                                          f"{'y' if len(lost) == 1 else 'ies'} that could not "
-                                          "be acquired again in this run", paths=lost))
-        if self._vanished:
-            paths = sorted(f"{u}:{p}" for u, p in self._vanished)
-            out.append(Notice(severity="warning", code="cache-vanished",
-                              message=f"{len(paths)} file(s) vanished from the cache during this "
-                                      "run (a concurrent `cache clean`?) and could not be "
-                                      "acquired again", paths=paths))
-        return out
+        return collect(general=self._notices, states=self._state, lock=self.lock,
+                       store=self.store, held=lambda b: b in self._held,
+                       vanished=self._vanished)
 
     def save_index(self) -> None:
         """Remember which provider served each blob, so a cached run reports it."""
         for name in sorted(self._index_dirty):
             up = self.pins.get(name)
-            current = self._cached_index(up).get("files", {})
+            idx = self._cached_index(up)
             for (u, p), sf in self._resolved.items():
-                if u == name and sf.status.usable and not sf.cached:
-                    current[p] = {"blob": sf.blob, "provider": sf.provider}
-            self.store.write_json(self._index_path(up), {"commit": up.commit, "files": current})
+                if u == name and sf.status is Status.PINNED and not sf.cached and sf.blob:
+                    idx["files"][p] = {"blob": sf.blob, "provider": sf.provider}
+                    idx["blobs"][sf.blob] = sf.provider
+                elif u == name and sf.status.usable and not sf.cached:
+                    idx["files"][p] = {"blob": sf.blob, "provider": sf.provider}
+            self.store.write_json(self._index_path(up), {"commit": up.commit,
+                                                         "files": idx["files"]})
+            self.store.write_json(self.store.path("index", f"{name}-blobs.json"), idx["blobs"])
         self._index_dirty.clear()
 
     def close(self) -> None:
