@@ -102,15 +102,55 @@ def make_wheel(dest_dir: Path, name: str, version: str, files: dict[str, str | b
     with zipfile.ZipFile(whl, "w") as zf:
         for rel, content in files.items():
             zf.writestr(rel, content)
-        zf.writestr(f"{name}-{version}.dist-info/METADATA",
+        info = f"{name}-{version}.dist-info"
+        zf.writestr(f"{info}/METADATA",
                     f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        zf.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: tests\n"
+                    "Root-Is-Purelib: true\nTag: py3-none-any\n")
+        zf.writestr(f"{info}/RECORD", "")
     return whl
 
 
 def place_wheel_in_cache(cache_root: Path, requirement: str, wheel: Path) -> Path:
-    """Put a wheel where the source layer looks before downloading (no index needed)."""
+    """Put a wheel where the source layer looks before downloading (no index needed),
+    as a verified download would leave it: the archive plus its download record."""
+    import hashlib
+    import json
+
+    from verifier.sources.wheel import DOWNLOAD_RECORD
+
     d = cache_root / "wheels" / requirement.replace("==", "-")
     d.mkdir(parents=True, exist_ok=True)
     target = d / wheel.name
-    target.write_bytes(wheel.read_bytes())
+    data = wheel.read_bytes()
+    target.write_bytes(data)
+    (d / DOWNLOAD_RECORD).write_text(json.dumps({
+        "requirement": requirement, "file": wheel.name, "url": wheel.as_uri(),
+        "index": "test", "sha256": hashlib.sha256(data).hexdigest(), "sha256_from": "download"}))
     return target
+
+
+def make_index(root: Path, dists: list[Path]) -> str:
+    """A PEP 503 simple index (static files, sha256 in the links) for `dists`; its file:// URL."""
+    import hashlib
+    import html
+
+    from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
+
+    by_name: dict[str, list[Path]] = {}
+    for d in dists:
+        name = (parse_wheel_filename(d.name)[0] if d.name.endswith(".whl")
+                else parse_sdist_filename(d.name)[0])
+        by_name.setdefault(canonicalize_name(name), []).append(d)
+    for name, files in by_name.items():
+        pdir = root / name
+        pdir.mkdir(parents=True, exist_ok=True)
+        links = []
+        for f in files:
+            data = f.read_bytes()
+            (pdir / f.name).write_bytes(data)
+            sha = hashlib.sha256(data).hexdigest()
+            links.append(f'<a href="{html.escape(f.name)}#sha256={sha}">{html.escape(f.name)}</a>')
+        (pdir / "index.html").write_text("<!DOCTYPE html><html><body>\n" + "<br>\n".join(links)
+                                         + "\n</body></html>\n")
+    return root.as_uri()

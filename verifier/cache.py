@@ -22,8 +22,10 @@ import json
 import os
 import secrets
 import shutil
+import stat
+import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -244,10 +246,72 @@ class Store:
             self.write_bytes(dest, data)
         return sha
 
+    def put_blob_stream(self, chunks: Iterable[bytes], size: int) -> str:
+        """Store `size` bytes arriving in chunks without holding them in memory; the
+        blob SHA is computed while copying. Raises ValueError when the stream does
+        not have exactly `size` bytes (nothing is stored then); errors of the
+        stream itself propagate unchanged, errors writing the cache are CacheError."""
+        h = hashlib.sha1(b"blob %d\0" % size)
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.path("tmp"), prefix="blob.")
+        except OSError as exc:
+            raise unusable(self.root, exc) from None
+        try:
+            got = 0
+            with os.fdopen(fd, "wb") as fh:
+                for chunk in chunks:
+                    got += len(chunk)
+                    if got > size:
+                        break
+                    h.update(chunk)
+                    try:
+                        fh.write(chunk)
+                    except OSError as exc:
+                        raise unusable(self.root, exc) from None
+            if got != size:
+                raise ValueError(f"member has {'more than' if got > size else got} bytes, "
+                                 f"declared {size}")
+            sha = h.hexdigest()
+            dest = self.blob_path(sha)
+            if dest.is_file() and not dest.is_symlink():
+                os.unlink(tmp)
+                return sha
+            try:
+                self._clear_non_file(dest)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(tmp, dest)
+            except OSError as exc:
+                raise unusable(self.root, exc) from None
+            return sha
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def _clear_non_file(self, path: Path) -> bool:
+        """Remove whatever non-regular entry (directory, symlink, fifo) sits at a blob path."""
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return False
+        if stat.S_ISREG(st.st_mode):
+            return False
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        return True
+
     def get_blob(self, sha: str) -> bytes | None:
-        """Bytes whose blob SHA is `sha`, or None. A corrupt entry is removed and noted."""
+        """Bytes whose blob SHA is `sha`, or None. A corrupt entry (wrong bytes, or a
+        directory/symlink/other non-file where the blob should be) is removed and noted."""
         path = self.blob_path(sha)
         try:
+            if path.is_symlink() or not path.is_file():
+                if self._clear_non_file(path):
+                    self.corrupt.append(sha)
+                return None
             data = path.read_bytes()
         except FileNotFoundError:
             return None
@@ -261,7 +325,8 @@ class Store:
         return data
 
     def has_blob(self, sha: str) -> bool:
-        return self.blob_path(sha).exists()
+        path = self.blob_path(sha)
+        return path.is_file() and not path.is_symlink()
 
     # --------------------------------------------------------------------- admin
     def size(self) -> int:

@@ -7,14 +7,15 @@ here (never in pins.toml), from, in increasing priority:
    or the file named by ``$VERIFIER_CONFIG``;
 2. environment variables ``VERIFIER_MIRRORS`` (``name=path-or-url;name=...``),
    ``VERIFIER_OBJECTS`` (``path;path``), ``VERIFIER_COURSES`` (``course=path-or-url;...``), ``VERIFIER_PROVIDERS`` (``git,mirror,wheel,objects``),
-   ``VERIFIER_OFFLINE=1``, ``VERIFIER_CACHE``, ``VERIFIER_INDEX_URL``;
+   ``VERIFIER_OFFLINE=1``, ``VERIFIER_REFRESH=1``, ``VERIFIER_CACHE``, ``VERIFIER_INDEX_URL``;
 3. command-line options.
 
 Example config.toml::
 
     providers = ["mirror", "wheel", "git", "objects"]
     offline = false
-    git_timeout = 60
+    git_timeout = 60          # every git subprocess, fetches included
+    download_timeout = 600    # one download from the package index
 
     [mirrors]
     mujoco = ["/srv/mirrors/mujoco.git"]
@@ -45,7 +46,12 @@ class UserConfig(BaseModel):
 
     providers: list[Provider] = Field(default_factory=lambda: list(DEFAULT_PROVIDERS))
     offline: bool = False
-    git_timeout: float = Field(default=60.0, gt=0)
+    git_timeout: float = Field(default=60.0, gt=0, description="deadline of every git "
+                               "subprocess (fetches included), in seconds")
+    download_timeout: float = Field(default=600.0, gt=0, description="deadline of one "
+                                    "download from the package index, in seconds")
+    refresh: bool = Field(default=False, description="contact the git remotes even when "
+                          "the cache holds every needed file at pinned identity")
     cache: str | None = None
     index_url: str | None = Field(default=None, description="package index for wheels "
                                   "(default: pip's own configuration)")
@@ -117,6 +123,8 @@ def load_config(env: dict[str, str] | None = None) -> UserConfig:
         cfg.providers = names  # type: ignore[assignment]
     if env.get("VERIFIER_OFFLINE", "").lower() in ("1", "true", "yes"):
         cfg.offline = True
+    if env.get("VERIFIER_REFRESH", "").lower() in ("1", "true", "yes"):
+        cfg.refresh = True
     if env.get("VERIFIER_INDEX_URL"):
         cfg.index_url = env["VERIFIER_INDEX_URL"]
     if env.get("VERIFIER_CACHE"):

@@ -173,11 +173,25 @@ class Course(_Model):
         return self.commit[:7] if self.commit else None
 
 
+SCHEMA = 1
+
+
+def _schema_ok(v: object, what: str) -> object:
+    if isinstance(v, int) and not isinstance(v, bool) and v != SCHEMA:
+        raise ValueError(f"unsupported {what} schema {v}: this verifier reads schema {SCHEMA}")
+    return v
+
+
 class Pins(_Model):
-    schema_: int = Field(default=1, alias="schema")
+    schema_: int = Field(default=SCHEMA, alias="schema")
     upstream: dict[str, Upstream]
     course: dict[str, Course] = Field(default_factory=dict)
     path: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("schema_")
+    @classmethod
+    def _schema(cls, v: int) -> int:
+        return _schema_ok(v, "pins.toml")  # type: ignore[return-value]
 
     @model_validator(mode="before")
     @classmethod
@@ -232,32 +246,70 @@ def load_pins(path: Path) -> Pins:
 class LockedUpstream(_Model):
     commit: Sha
     source: list[str] = Field(default_factory=list, description="where these blobs came from")
+    count: int | None = Field(default=None, ge=0,
+                              description="number of files written (detects a truncated lock)")
+    complete: bool = Field(default=False, description="files list the whole tree at the "
+                           "commit (`verifier lock --full`, or a manifest that says so)")
     files: dict[str, Sha] = Field(default_factory=dict)
 
 
 class Lock(_Model):
-    schema_: int = Field(default=1, alias="schema")
+    schema_: int = Field(default=SCHEMA, alias="schema")
+    upstreams: list[str] | None = Field(default=None, description="names of every entry "
+                                        "written (detects a truncated lock)")
     upstream: dict[str, LockedUpstream] = Field(default_factory=dict)
+    path: Path | None = Field(default=None, exclude=True)
+    present: bool = Field(default=False, exclude=True, description="read from an existing file")
+
+    @field_validator("schema_")
+    @classmethod
+    def _schema(cls, v: int) -> int:
+        return _schema_ok(v, "pins.lock")  # type: ignore[return-value]
+
+    def entry(self, upstream: Upstream) -> LockedUpstream | None:
+        """The entry for upstream, only if it is for the pinned commit."""
+        entry = self.upstream.get(upstream.name)
+        return entry if entry is not None and entry.commit == upstream.commit else None
 
     def blob(self, upstream: Upstream, path: str) -> str | None:
         """The pin's blob for path, only if the lock is for the same commit."""
-        entry = self.upstream.get(upstream.name)
-        if entry is None or entry.commit != upstream.commit:
-            return None
-        return entry.files.get(path)
+        entry = self.entry(upstream)
+        return entry.files.get(path) if entry else None
 
     def paths(self, upstream: Upstream) -> list[str]:
+        entry = self.entry(upstream)
+        return sorted(entry.files) if entry else []
+
+    def problem(self, upstream: Upstream) -> tuple[str, str] | None:
+        """(code, message) when the lock cannot prove identity for `upstream`:
+        absent or empty file, no entry, an entry for another commit, a truncated entry."""
+        where = self.path.name if self.path else "pins.lock"
         entry = self.upstream.get(upstream.name)
-        if entry is None or entry.commit != upstream.commit:
-            return []
-        return sorted(entry.files)
+        if not self.present:
+            return "lock-missing", f"{where} does not exist"
+        if not self.upstream and not self.upstreams:
+            return "lock-empty", f"{where} is empty (no upstream entries)"
+        if entry is None:
+            if self.upstreams and upstream.name in self.upstreams:
+                return ("lock-truncated", f"{where} lists {upstream.name} in its header but has "
+                        "no entry for it: the file is truncated or was edited")
+            return "lock-missing", f"{where} has no entry for {upstream.name}"
+        if entry.commit != upstream.commit:
+            return ("lock-other-commit", f"{where} is for {upstream.name} at {entry.commit[:7]}, "
+                    f"but pins.toml pins {upstream.short}: its blobs are not used")
+        if self.upstreams is not None and (entry.count is None or entry.count != len(entry.files)):
+            return ("lock-truncated", f"{where} entry for {upstream.name} has {len(entry.files)} "
+                    f"file(s) but was written with {entry.count if entry.count is not None else 'a count'}"
+                    ": the file is truncated or was edited")
+        return None
 
 
 def load_lock(path: Path) -> Lock:
     if not path.exists():
-        return Lock()
+        return Lock(path=path)
     data, text = read_toml(path)
-    return validate(Lock, data, path, text)
+    lock = validate(Lock, data, path, text)
+    return lock.model_copy(update={"path": path, "present": True})
 
 
 def dump_lock(lock: Lock) -> str:
@@ -265,12 +317,16 @@ def dump_lock(lock: Lock) -> str:
     doc = tomlkit.document()
     doc.add(tomlkit.comment("Generated by `verifier lock`. Path -> git blob at each pinned commit."))
     doc.add("schema", lock.schema_)
+    doc.add("upstreams", sorted(lock.upstream))
     ups = tomlkit.table(is_super_table=True)
     for name in sorted(lock.upstream):
         entry = lock.upstream[name]
         t = tomlkit.table()
         t.add("commit", entry.commit)
         t.add("source", sorted(set(entry.source)))
+        t.add("count", len(entry.files))
+        if entry.complete:
+            t.add("complete", True)
         files = tomlkit.table()
         for p in sorted(entry.files):
             files.add(p, entry.files[p])
@@ -281,7 +337,8 @@ def dump_lock(lock: Lock) -> str:
 
 
 def import_manifest(lock: Lock, pins: Pins, manifest: Path) -> tuple[Lock, str, int]:
-    """Merge a course `sources.json` ({upstream, commit, files:[{path, git_blob}]})."""
+    """Merge a course `sources.json` ({upstream, commit, files:[{path, git_blob}]},
+    optionally `"complete": true` when files lists the whole tree at the commit)."""
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -323,6 +380,9 @@ def import_manifest(lock: Lock, pins: Pins, manifest: Path) -> tuple[Lock, str, 
             added += 1
         files[path] = blob
     sources.append("import:" + "/".join(manifest.resolve().parts[-3:]))
+    complete = data.get("complete") is True or bool(existing and existing.commit == up.commit
+                                                    and existing.complete)
     new = lock.upstream | {up.name: LockedUpstream(commit=up.commit, source=sorted(set(sources)),
+                                                   count=len(files), complete=complete,
                                                    files=files)}
-    return Lock(upstream=new), up.name, added
+    return lock.model_copy(update={"upstream": new}), up.name, added

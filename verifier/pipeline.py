@@ -175,8 +175,10 @@ def select_lessons(project: "Project", items: tuple[str, ...] | list[str],
 # --------------------------------------------------------------------------- stages
 
 def acquire(project: "Project", items: list[tuple[str, str]],
-            progress: Progress | None = None) -> "list[SourceFile]":
-    """Resolve every (upstream, path) at pinned identity (fetching what is missing)."""
+            progress: Progress | None = None, needed: bool = True) -> "list[SourceFile]":
+    """Resolve every (upstream, path) at pinned identity (fetching what is missing).
+    `needed=False` when `items` are not what lessons and claims need (`sources --all`):
+    their missing pin blobs are then no identity warning."""
     progress = progress or Progress()
     layer = project.sources
     by_up: dict[str, list[str]] = {}
@@ -187,7 +189,7 @@ def acquire(project: "Project", items: list[tuple[str, str]],
         progress.begin(f"sources {u}", len(paths))
         layer.prefetch(u, paths)
         for p in paths:
-            out.append(layer.resolve(u, p))
+            out.append(layer.resolve(u, p, needed=needed))
             progress.advance()
         progress.end()
     layer.save_index()

@@ -121,11 +121,18 @@ class NotRun(_M):
 
 
 class Note(_M):
-    """Something about the whole run, said once (not repeated in every claim)."""
+    """Something about the whole run, said once (not repeated in every claim): what was
+    not at pinned identity per upstream, and the source layer's identity warnings (a
+    lock for another commit or truncated, needed files without a pin blob, a commit the
+    upstream lacks, cache entries lost during the run; `--strict` fails on these)."""
 
     topic: str = Field(description="sources | identity | runtime | ...")
+    severity: Literal["warning", "info"] = "info"
+    code: str | None = Field(default=None, description="stable identifier of an identity "
+                             "warning, e.g. lock-other-commit, lock-gap")
     upstream: str | None = None
     text: str = Field(description="stable wording: the same inputs give the same note")
+    paths: list[str] = Field(default_factory=list, description="affected paths")
 
 
 class InternalError(_M):

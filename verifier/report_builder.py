@@ -175,6 +175,17 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def identity_notes(project: "Project") -> list[Note]:
+    """The source layer's warnings (identity weakened, cache entries lost), in its order.
+    Its `info` notices (provider failures worked around, repairs) depend on the network
+    and the cache's history, so they stay out of the record (run.json, stderr)."""
+    if project._layer is None:
+        return []
+    return [Note(topic="identity", severity="warning", code=n.code, upstream=n.upstream,
+                 text=n.message, paths=list(n.paths))
+            for n in project.sources.notices() if n.severity == "warning"]
+
+
 def source_notes(sources: list[SourceIdentity]) -> list[Note]:
     """Once per upstream, in stable wording: what was not at pinned identity, and why."""
     notes: list[Note] = []
@@ -285,7 +296,8 @@ def build_report(project: "Project", *, lessons: "list[LessonDoc]",
         sources=sources, claims=cl, findings=fs,
         runtime=RuntimeInfo(ran=sum(rt.values()), statuses=dict(sorted(rt.items())),
                             sampling=_stable_sampling(sampling)),
-        notes=source_notes(sources), internal_errors=internal, not_run=nr,
+        notes=source_notes(sources) + identity_notes(project), internal_errors=internal,
+        not_run=nr,
         excerpts=dict(sorted(shown.items())), summary=summary)
 
 

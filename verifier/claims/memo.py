@@ -56,8 +56,8 @@ def track_resolves(layer) -> Any:
     seen: dict[tuple[str, str], Any] = {}
     orig = layer.resolve
 
-    def tracking(upstream: str, path: str):
-        sf = orig(upstream, path)
+    def tracking(upstream: str, path: str, **kw):
+        sf = orig(upstream, path, **kw)
         seen.setdefault((upstream, path), sf)
         return sf
 
@@ -69,11 +69,12 @@ def track_resolves(layer) -> Any:
             del layer.resolve
 
 
-def deps_current(layer, deps: list[Dep]) -> list | None:
-    """The resolved files of `deps` if each still resolves exactly as recorded."""
+def deps_current(layer, deps: list[Dep], *, needed: bool = True) -> list | None:
+    """The resolved files of `deps` if each still resolves exactly as recorded
+    (`needed=False` for files the check only probed, not read)."""
     out = []
     for upstream, path, blob, status, provider in deps:
-        sf = layer.resolve(upstream, path)
+        sf = layer.resolve(upstream, path, needed=needed)
         if dep_of(sf) != (upstream, path, blob, status, provider):
             return None
         out.append(sf)
@@ -181,7 +182,7 @@ def check_claim(kind, claim, ctx):
     if isinstance(hit, dict):
         deps = [tuple(d) for d in hit.get("deps", [])]
         used_deps = [tuple(d) for d in hit.get("used", [])]
-        ok = deps_current(layer, deps)
+        ok = deps_current(layer, deps, needed=False)
         used = deps_current(layer, used_deps) if ok is not None else None
         if used is not None:
             if state.sampled(fc.path(EXTRACTOR, version, sf.blob, query).name):

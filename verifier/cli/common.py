@@ -28,6 +28,16 @@ def add_global(p: argparse.ArgumentParser) -> None:
                    help="cache directory (default: $VERIFIER_CACHE or $XDG_CACHE_HOME/verifier)")
     g.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                    help="no progress or notes on stderr")
+    g.add_argument("--refresh", action="store_true", default=argparse.SUPPRESS,
+                   help="contact the git remotes even when the cache holds every needed "
+                        "file at pinned identity (they must still have the pinned commit)")
+    g.add_argument("--strict", action="store_true", default=argparse.SUPPRESS,
+                   help="exit 1 on any source identity warning (lock for another commit or "
+                        "truncated, needed files without a pin blob, a commit the upstream "
+                        "lacks, cache entries lost)")
+
+
+_PROJECTS: "list[Project]" = []   # projects this invocation opened (for the sources summary)
 
 
 def choice(what: str, names: Callable[[], Iterable[str]] | Iterable[str],
@@ -70,5 +80,37 @@ def project_from(args: argparse.Namespace) -> "Project":
         if not q:
             note(msg)
 
-    return load_project(getattr(args, "pins", None), offline=getattr(args, "offline", None),
-                        cache=getattr(args, "cache", None), notify=notify)
+    project = load_project(getattr(args, "pins", None), offline=getattr(args, "offline", None),
+                           cache=getattr(args, "cache", None), notify=notify)
+    if getattr(args, "refresh", False):
+        project.config.refresh = True
+    _PROJECTS[:] = [project]   # one project per command; a failed earlier one is dropped
+    return project
+
+
+def source_notices(args: argparse.Namespace, code: int) -> int:
+    """After a command: print the source layer's notices (warnings always, the rest unless
+    -q) on stderr, and turn the exit code into 1 under --strict when any is a warning."""
+    from verifier.cli import output as o
+    from verifier.sources.models import NOTIFIED_CODES
+
+    warned = False
+    while _PROJECTS:
+        project = _PROJECTS.pop(0)
+        layer = project._layer
+        if layer is None:
+            continue
+        for n in layer.notices():
+            if n.severity != "warning" and (quiet(args) or n.code in NOTIFIED_CODES):
+                continue
+            warned |= n.severity == "warning"
+            paths = ""
+            if n.paths:
+                shown = ", ".join(n.paths[:5])
+                paths = f" ({shown}{f', … {len(n.paths) - 5} more' if len(n.paths) > 5 else ''})"
+            o.err_console().print(o.text((f"sources {n.severity}:", "yellow" if n.severity ==
+                                          "warning" else "cyan"),
+                                         f" [{n.code}] {n.message}{paths}"))
+    if warned and getattr(args, "strict", False) and code == 0:
+        return 1
+    return code

@@ -55,13 +55,19 @@ def run(args: argparse.Namespace) -> int:
             status = ExitCode.FINDINGS
             continue
         if args.check:
+            problem = lock.problem(up)
+            if problem and problem[0] not in ("lock-truncated", "lock-other-commit"):
+                problem = None
+            if problem:
+                o.say((f"{name}:", "red"), f" {problem[1]}")
+                status = ExitCode.FINDINGS
             old = lock.upstream.get(name)
             bad = [(p, b, tree.get(p)) for p, b in (old.files.items() if old else [])
                    if tree.get(p) != b]
             for p, b, t in bad:
                 o.say((f"{name}:{p}", "red"), f" lock has {b}, tree at {up.short} has {t}")
                 status = ExitCode.FINDINGS
-            if not bad:
+            if not bad and not problem:
                 o.say(f"{name}: pins.lock agrees with the tree at {up.short}")
             continue
         if args.full:
@@ -73,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
             if old and old.commit == up.commit:
                 paths.update(old.files)
         files = {p: tree[p] for p in sorted(paths) if p in tree}
-        new[name] = LockedUpstream(commit=up.commit, source=[f"tree:{tree_from}"], files=files)
+        new[name] = LockedUpstream(commit=up.commit, source=[f"tree:{tree_from}"],
+                                   count=len(files), complete=bool(args.full), files=files)
         o.say(f"{name}: locked {o.plural(len(files), 'path')} from {tree_from}")
     if not args.check:
         atomic_write(project.lock_path, dump_lock(Lock(upstream=new)))

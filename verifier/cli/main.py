@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 from verifier import __version__
-from verifier.cli.common import add_global
+from verifier.cli.common import add_global, source_notices
 from verifier.errors import VerifierError
 from verifier.exitcodes import ExitCode
 from verifier.registry import Registry
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return ExitCode.USAGE
     try:
-        return int(args._run(args))
+        return source_notices(args, int(args._run(args)))
     except VerifierError as exc:
         _print_error("error:", exc.render())
         return exc.exit_code

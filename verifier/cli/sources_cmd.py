@@ -35,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
         items = [(u, p) for u in ups for p in project.sources.known_paths(u)]
     else:
         items = needed_files(project, args.upstream, claimed=claimed_files(project))
-    files = acquire(project, items, o.RichProgress(quiet(args) or args.format == "json"))
+    files = acquire(project, items, o.RichProgress(quiet(args) or args.format == "json"),
+                    needed=not args.all)
     if args.status:
         files = [f for f in files if f.status.value in args.status]
     if args.format == "json":

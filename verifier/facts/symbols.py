@@ -180,7 +180,7 @@ def build_index(project: "Project", upstream: str) -> SymbolIndex:
     layer = project.sources
     paths = [p for p in layer.known_paths(upstream)
              if p.endswith(SOURCE_SUFFIXES) and not is_test_path(p)]
-    files = layer.resolve_many([(upstream, p) for p in paths])
+    files = layer.resolve_many([(upstream, p) for p in paths], needed=False)
     served = {sf.path: sf.blob for sf in files if sf.status.usable and sf.blob}
     unavailable = sorted(sf.path for sf in files if not sf.status.usable)
     digest = hashlib.sha1(json.dumps([INDEX_VERSION, code_version(__name__), sorted(served.items()),

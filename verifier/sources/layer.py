@@ -1,11 +1,12 @@
 """The source layer: serve upstream files by repo path at pinned identity.
 
 Identity first: the pin's blob for a path comes from the git tree at the pin
-when a git provider can reach the commit, else from pins.lock. A file is then
-served only if some provider yields bytes with exactly that blob (`pinned`).
-A file the pinned release's wheel holds, whose pin blob is unknown, is served
-as `release` (weaker evidence). Everything else is `mismatch` (a provider had
-other bytes) or `unavailable`; such files are never served.
+when a git provider can reach the commit (or a tree cached from an earlier run
+that could), else from pins.lock. A file is then served only if some provider
+yields bytes with exactly that blob (`pinned`). A file the pinned release's
+wheel holds, whose pin blob is unknown, is served as `release` (weaker
+evidence). Everything else is `mismatch` (a provider had other bytes) or
+`unavailable`; such files are never served.
 
 Providers, tried in the configured order:
   git      blobless partial clone of the upstream URL at the pin (network)
@@ -14,11 +15,24 @@ Providers, tried in the configured order:
            object store to `objects`
   wheel    the pinned wheel/sdist from the package index, mapped to repo paths
   objects  content-addressed lookup of the pin blob in local object stores
-"""
+
+Warm runs: a file whose pin blob is known locally (cached tree, pins.lock) and
+whose verified bytes are in the cache is served without opening any provider,
+so no network is touched; providers are opened (once per upstream and run) only
+for something missing, or for every upstream with `refresh`. A remote that
+failed once is not tried again in the same run.
+
+The layer keeps what it verified: bytes read at resolution are held (up to
+`HOLD_BYTES`), and bytes that vanished from the cache since (a concurrent
+`cache clean`) are re-acquired or reported. What the run has to say about
+identity — locks that cannot prove it, needed files without a pin blob, a
+commit the upstream lacks, cache repairs — is data: `notices()`."""
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import posixpath
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -27,15 +41,17 @@ from verifier.config import UserConfig
 from verifier.errors import AcquisitionError
 from verifier.gitblob import blob_sha
 from verifier.pins import Lock, Pins, Upstream
-from verifier.sources.gitstore import GitRepo, PartialClone, first_line, is_local, local_path
-from verifier.sources.models import SourceFile, Status
+from verifier.sources.gitstore import CommitUnknown, GitRepo, PartialClone, is_local, local_path
+from verifier.sources.models import Notice, PathPresence, Presence, SourceFile, Status
+from verifier.sources.notices import collect
 from verifier.sources.wheel import WheelSource
 
 Notify = Callable[[str], None]
+HOLD_BYTES = 96 << 20
 
 
 class _UpstreamState:
-    """Per-upstream, per-run state: trees, git handles, wheels, failures."""
+    """Per-upstream, per-run state: trees, git handles, wheels, what happened."""
 
     def __init__(self, up: Upstream) -> None:
         self.up = up
@@ -45,9 +61,11 @@ class _UpstreamState:
         self.pin_label: str | None = None
         self.object_stores: list[tuple[str, GitRepo]] = []
         self.wheels: list[WheelSource] = []
-        self.git_tried = False
-        self.mirrors_tried = False
-        self.notes: list[str] = []
+        self.local_done = False                      # cached tree looked at
+        self.providers_done = False                  # git / mirrors / object stores opened
+        self.notes: list[str] = []                   # provider failures (also in details)
+        self.notices: list[Notice] = []
+        self.gaps: dict[str, Status] = {}            # needed paths without a pin blob
 
 
 class SourceLayer:
@@ -60,153 +78,271 @@ class SourceLayer:
         self.notify = notify or (lambda msg: None)
         self._state: dict[str, _UpstreamState] = {}
         self._resolved: dict[tuple[str, str], SourceFile] = {}
+        self._indexes: dict[str, dict] = {}          # upstream -> cached provenance index
         self._index_dirty: set[str] = set()
+        self._held: dict[str, bytes] = {}
+        self._held_bytes = 0
+        self._dead: dict[str, str] = {}              # remote URL -> why it failed this run
+        self._vanished: set[tuple[str, str]] = set()
+        self._notices: list[Notice] = []
+        self._check_config()
 
     # ------------------------------------------------------------------ helpers
+    def _check_config(self) -> None:
+        for name in sorted(set(self.config.mirrors) - set(self.pins.upstream)):
+            near = difflib.get_close_matches(name, list(self.pins.upstream), n=1, cutoff=0.6)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            self._notices.append(Notice(
+                severity="info", code="mirror-unknown-upstream",
+                message=f"a mirror is configured for {name!r}, which is no upstream in "
+                        f"pins.toml{hint}; it is not used"))
+
     def _st(self, name: str) -> _UpstreamState:
         if name not in self._state:
             up = self.pins.get(name)
             st = _UpstreamState(up)
             st.wheels = [WheelSource(self.store, w, offline=self.config.offline,
-                                     index_url=self.config.index_url)
+                                     index_url=self.config.index_url,
+                                     timeout=self.config.download_timeout, notify=self.notify)
                          for w in up.wheel if w.map]
             self._state[name] = st
         return self._state[name]
+
+    def _note(self, st: _UpstreamState, msg: str, code: str = "provider-failed",
+              severity: str = "info") -> None:
+        st.notes.append(msg)
+        st.notices.append(Notice(severity=severity, code=code,  # type: ignore[arg-type]
+                                 upstream=st.up.name, message=msg))
+        self.notify(msg)
 
     def _index_path(self, up: Upstream) -> Path:
         return self.store.path("index", f"{up.name}-{up.commit}.json")
 
     def _cached_index(self, up: Upstream) -> dict:
-        data = self.store.read_json(self._index_path(up))
-        return data if isinstance(data, dict) and data.get("commit") == up.commit else {}
+        """{'files': path -> {blob, provider} at this pin, 'blobs': blob -> provider at any
+        pin}, read once per run."""
+        if up.name not in self._indexes:
+            data = self.store.read_json(self._index_path(up))
+            files = (data.get("files") if isinstance(data, dict)
+                     and data.get("commit") == up.commit else None)
+            blobs = self.store.read_json(self.store.path("index", f"{up.name}-blobs.json"))
+            self._indexes[up.name] = {"files": files if isinstance(files, dict) else {},
+                                      "blobs": blobs if isinstance(blobs, dict) else {}}
+        return self._indexes[up.name]
+
+    def _provider_of(self, up: Upstream, path: str, blob: str) -> str:
+        """Which provider acquired a cached blob (for this path at this pin, else at an
+        earlier pin: a pin bump that keeps the file keeps its provenance)."""
+        idx = self._cached_index(up)
+        seen = idx["files"].get(path)
+        if isinstance(seen, dict) and seen.get("blob") == blob and seen.get("provider"):
+            return seen["provider"]
+        return idx["blobs"].get(blob) or "cache"
 
     def _tree_cache_path(self, up: Upstream) -> Path:
         return self.store.path("trees", f"{up.commit}.json")
 
-    # ------------------------------------------------------------------ git side
-    def _git_label(self, url: str) -> str:
-        return f"git:{url}"
+    def _hold(self, blob: str, data: bytes) -> None:
+        if blob not in self._held and self._held_bytes + len(data) <= HOLD_BYTES:
+            self._held[blob] = data
+            self._held_bytes += len(data)
 
-    def _try_git(self, st: _UpstreamState) -> None:
-        """Get the pin's tree from a clone of the upstream URL (once per run)."""
-        if st.git_tried:
-            return
-        st.git_tried = True
-        up = st.up
-        cached_tree = self.store.read_json(self._tree_cache_path(up))
-        clone_dir = self.store.upstream_clone(up.slug)
-        if "git" in self.config.providers and (clone_dir / "HEAD").exists():
-            try:
-                clone = PartialClone(clone_dir, up.repo, self.config.git_timeout)
-                if clone.has_commit(up.commit):
-                    self._adopt_pin_repo(st, clone, self._git_label(up.repo))
-                    return
-            except AcquisitionError:
-                pass
-        if isinstance(cached_tree, dict) and cached_tree.get("commit") == up.commit:
-            st.tree = dict(cached_tree["files"])
-            st.tree_from = cached_tree.get("from")
-        if "git" not in self.config.providers or self.config.offline:
-            return
-        try:
-            with self.store.lock(f"git-{up.slug}"):
-                clone = PartialClone(clone_dir, up.repo, self.config.git_timeout)
-                clone.ensure_commit(up.commit)
-            self._adopt_pin_repo(st, clone, self._git_label(up.repo))
-        except AcquisitionError as exc:
-            msg = f"{up.name}: {exc.message}; falling back to other providers"
-            st.notes.append(msg)
-            self.notify(msg)
+    def _bytes(self, blob: str) -> bytes | None:
+        data = self._held.get(blob)
+        if data is None:
+            data = self.store.get_blob(blob)
+            if data is not None:
+                self._hold(blob, data)
+        return data
 
-    def _adopt_pin_repo(self, st: _UpstreamState, repo: GitRepo, label: str) -> None:
-        if st.pin_repo is not None:
+    # ------------------------------------------------------------------ identity
+    def _local_identity(self, st: _UpstreamState) -> None:
+        """The pin's tree as cached by an earlier run (no git, no network), if the kind of
+        provider that read it is configured."""
+        if st.local_done:
             return
-        st.pin_repo, st.pin_label = repo, label
-        tree = repo.tree(st.up.commit)
-        st.tree, st.tree_from = tree, label
-        self.store.write_json(self._tree_cache_path(st.up),
-                              {"commit": st.up.commit, "from": label, "files": tree})
-
-    def _try_mirrors(self, st: _UpstreamState) -> None:
-        if st.mirrors_tried:
-            return
-        st.mirrors_tried = True
-        up = st.up
-        for where in self.config.mirrors.get(up.name, []):
-            label = f"mirror:{where}"
-            try:
-                if is_local(where) and local_path(where).exists():
-                    repo = GitRepo(local_path(where))
-                    if repo.has_commit(up.commit):
-                        self._adopt_pin_repo(st, repo, label)
-                    else:
-                        msg = (f"{up.name}: mirror {where} lacks commit {up.short}; "
-                               "using it only for blob lookup")
-                        st.notes.append(msg)
-                        self.notify(msg)
-                    st.object_stores.append((label, repo))
-                elif is_local(where):
-                    raise AcquisitionError(f"mirror path {where} does not exist")
-                else:
-                    if self.config.offline:
-                        continue
-                    key = hashlib.sha1(where.encode()).hexdigest()[:12]
-                    clone_dir = self.store.path("git", f"mirror-{key}.git")
-                    with self.store.lock(f"mirror-{key}"):
-                        clone = PartialClone(clone_dir, where, self.config.git_timeout)
-                        clone.ensure_commit(up.commit)
-                    self._adopt_pin_repo(st, clone, label)
-            except AcquisitionError as exc:
-                msg = f"{up.name}: mirror {where}: {exc.message}"
-                st.notes.append(msg)
-                self.notify(msg)
-        for where in self.config.objects:
-            try:
-                st.object_stores.append((f"objects:{where}", GitRepo(local_path(where))))
-            except AcquisitionError as exc:
-                st.notes.append(f"{up.name}: object store {where}: {exc.message}")
-
-    def _load_identity(self, st: _UpstreamState) -> None:
-        """Try (once per run) to reach the pin's git tree and the local object stores."""
+        st.local_done = True
+        cached = self.store.read_json(self._tree_cache_path(st.up))
         order = self.config.providers
-        if "git" in order:
-            self._try_git(st)
-        if "mirror" in order or "objects" in order:
-            self._try_mirrors(st)
+        kind = str(cached.get("from") or "").split(":", 1)[0] if isinstance(cached, dict) else ""
+        allowed = ((kind == "git" and "git" in order)
+                   or (kind == "mirror" and ("mirror" in order or "objects" in order)))
+        if (allowed and isinstance(cached, dict) and cached.get("commit") == st.up.commit
+                and isinstance(cached.get("files"), dict)):
+            st.tree = dict(cached["files"])
+            st.tree_from = cached.get("from")
 
     def _identity(self, st: _UpstreamState, path: str) -> tuple[str | None, str | None]:
-        self._load_identity(st)
+        self._local_identity(st)
+        if self.config.refresh or (st.tree is None and not self.lock.blob(st.up, path)):
+            self._open_providers(st)   # nothing local names this path's pin blob
         if st.tree is not None:
             return st.tree.get(path), "git-tree"
         blob = self.lock.blob(st.up, path)
         return (blob, "lock") if blob else (None, None)
 
+    # ------------------------------------------------------------------ providers
+    def _open_providers(self, st: _UpstreamState) -> None:
+        """Open git, mirrors and object stores for this upstream, once per run."""
+        if st.providers_done:
+            return
+        st.providers_done = True
+        order = self.config.providers
+        if "git" in order:
+            self._open_git(st)
+        if "mirror" in order or "objects" in order:
+            self._open_mirrors(st)
+
+    def _adopt_pin_repo(self, st: _UpstreamState, repo: GitRepo, label: str) -> None:
+        if st.pin_repo is not None:
+            return
+        try:
+            tree = repo.tree(st.up.commit)
+        except AcquisitionError as exc:
+            self._note(st, f"{st.up.name}: {label}: {exc.message}")
+            return
+        st.pin_repo, st.pin_label = repo, label
+        st.tree, st.tree_from = tree, label
+        self.store.write_json(self._tree_cache_path(st.up),
+                              {"commit": st.up.commit, "from": label, "files": tree})
+
+    def _clone(self, st: _UpstreamState, clone_dir: Path, url: str, lock: str,
+               label: str) -> PartialClone | None:
+        """A partial clone holding the pin (constructed and fetched under the lock), or None.
+        The remote is contacted only when the clone lacks the pin, or under `refresh`."""
+        up = st.up
+        exists = (clone_dir / "HEAD").exists()
+        if not exists and (self.config.offline or url in self._dead):
+            return None
+        try:
+            with self.store.lock(lock):
+                clone = PartialClone(clone_dir, url, self.config.git_timeout)
+                have = clone.has_commit(up.commit)
+                if have and not self.config.refresh:
+                    return clone
+                if self.config.offline or url in self._dead:
+                    if have:
+                        return clone
+                    clone.close()
+                    return None
+                try:
+                    clone.ensure_commit(up.commit, refresh=self.config.refresh)
+                except AcquisitionError as exc:
+                    self._remote_failed(st, url, exc)
+                    if have:
+                        return clone
+                    clone.close()
+                    return None
+                return clone
+        except AcquisitionError as exc:
+            self._remote_failed(st, url, exc)
+        except OSError as exc:
+            self._dead[url] = str(exc)
+            self._note(st, f"{up.name}: {label}: cannot use the clone in {clone_dir}: {exc}; "
+                           "falling back to other providers")
+        return None
+
+    def _remote_failed(self, st: _UpstreamState, url: str, exc: AcquisitionError) -> None:
+        up = st.up
+        self._dead[url] = exc.message
+        if isinstance(exc, CommitUnknown):
+            self._note(st, f"{up.name}: {url} does not have the pinned commit {up.commit} "
+                           f"({exc.message}); pins.toml pins a commit its upstream lacks",
+                       code="commit-unknown", severity="warning")
+        else:
+            self._note(st, f"{up.name}: {exc.message}; falling back to other providers")
+
+    def _open_git(self, st: _UpstreamState) -> None:
+        up = st.up
+        clone_dir = self.store.upstream_clone(up.slug)
+        clone = self._clone(st, clone_dir, up.repo, f"git-{up.slug}", f"git:{up.repo}")
+        if clone is not None:
+            self._adopt_pin_repo(st, clone, f"git:{up.repo}")
+
+    def _open_mirrors(self, st: _UpstreamState) -> None:
+        up = st.up
+        for where in self.config.mirrors.get(up.name, []):
+            label = f"mirror:{where}"
+            if is_local(where):
+                if not local_path(where).exists():
+                    self._note(st, f"{up.name}: mirror {where}: mirror path {where} does not "
+                                   "exist")
+                    continue
+                try:
+                    repo = GitRepo(local_path(where), self.config.git_timeout)
+                except AcquisitionError as exc:
+                    self._note(st, f"{up.name}: mirror {where}: {exc.message}")
+                    continue
+                if repo.has_commit(up.commit):
+                    self._adopt_pin_repo(st, repo, label)
+                else:
+                    self._note(st, f"{up.name}: mirror {where} lacks commit {up.short}; "
+                                   "using it only for blob lookup", code="mirror-lacks-commit")
+                st.object_stores.append((label, repo))
+                continue
+            if self.config.offline:
+                continue
+            key = hashlib.sha1(where.encode()).hexdigest()[:12]
+            clone = self._clone(st, self.store.path("git", f"mirror-{key}.git"), where,
+                                f"mirror-{key}", label)
+            if clone is not None:
+                self._adopt_pin_repo(st, clone, label)
+        if "objects" in self.config.providers:
+            for where in self.config.objects:
+                try:
+                    st.object_stores.append((f"objects:{where}",
+                                             GitRepo(local_path(where), self.config.git_timeout)))
+                except AcquisitionError as exc:
+                    self._note(st, f"{up.name}: object store {where}: {exc.message}")
+
+    def _fetch_blobs(self, st: _UpstreamState, blobs: list[str]) -> None:
+        """Explicit, bounded fetch of blobs a partial clone lacks (never a lazy fetch)."""
+        repo = st.pin_repo
+        if not blobs or self.config.offline or not isinstance(repo, PartialClone):
+            return
+        if repo.url in self._dead:
+            return
+        try:
+            repo.prefetch(sorted(set(blobs)))
+        except AcquisitionError as exc:
+            self._dead[repo.url] = exc.message
+            self._note(st, f"{st.up.name}: {exc.message}")
+
     # ------------------------------------------------------------------ public
-    def resolve(self, upstream: str, path: str) -> SourceFile:
+    def resolve(self, upstream: str, path: str, *, needed: bool = True) -> SourceFile:
+        """The file at pinned identity. `needed=False` for bulk reads that no lesson or
+        claim names (e.g. a symbol index over every known file): their missing pin blobs
+        are not reported as identity gaps."""
         key = (upstream, path)
-        if key in self._resolved:
-            return self._resolved[key]
-        sf = self._resolve(upstream, path)
-        self._resolved[key] = sf
-        if sf.status.usable and not sf.cached:
-            self._index_dirty.add(upstream)
+        sf = self._resolved.get(key)
+        if sf is None:
+            sf = self._resolve(upstream, path)
+            self._resolved[key] = sf
+            if sf.status.usable and not sf.cached:
+                self._index_dirty.add(upstream)
+        if needed and sf.expected_blob is None and sf.presence is not Presence.ABSENT:
+            st = self._state[upstream]
+            if st.tree is None:
+                st.gaps[path] = sf.status
         return sf
 
-    def resolve_many(self, items: Iterable[tuple[str, str]]) -> list[SourceFile]:
+    def resolve_many(self, items: Iterable[tuple[str, str]], *,
+                     needed: bool = True) -> list[SourceFile]:
         items = list(dict.fromkeys(items))
         by_up: dict[str, list[str]] = {}
         for u, p in items:
             by_up.setdefault(u, []).append(p)
         for u, paths in by_up.items():
             self.prefetch(u, paths)
-        out = [self.resolve(u, p) for u, p in items]
+        out = [self.resolve(u, p, needed=needed) for u, p in items]
         self.save_index()
         return out
 
     def pin_tree(self, upstream: str) -> tuple[dict[str, str] | None, str | None, list[str]]:
         """(path -> blob at the pin, where it came from, notes) — tree None when unreachable."""
         st = self._st(upstream)
-        self._load_identity(st)
+        self._local_identity(st)
+        self._open_providers(st)
         return (dict(st.tree) if st.tree is not None else None, st.tree_from,
                 list(dict.fromkeys(st.notes)))
 
@@ -215,61 +351,90 @@ class SourceLayer:
         return {p for w in self._st(upstream).wheels for p in w.files()}
 
     def prefetch(self, upstream: str, paths: list[str]) -> None:
-        """One round trip for all blobs a partial clone lacks."""
+        """One round trip for all blobs a partial clone lacks (nothing when all are cached)."""
         st = self._st(upstream)
         if self.config.offline:
             return
         wanted = []
         for p in paths:
             blob, _ = self._identity(st, p)
-            if blob and not self.store.has_blob(blob):
+            if blob and not self.store.has_blob(blob) and blob not in self._held:
                 wanted.append(blob)
-        if wanted and isinstance(st.pin_repo, PartialClone):
-            try:
-                st.pin_repo.prefetch(sorted(set(wanted)))
-            except AcquisitionError as exc:
-                self.notify(f"{upstream}: {exc.message}")
+        if wanted:
+            self._open_providers(st)
+            self._fetch_blobs(st, wanted)
 
-    def _resolve(self, upstream: str, path: str) -> SourceFile:
+    def _resolve(self, upstream: str, path: str, *, again: bool = False) -> SourceFile:
         st = self._st(upstream)
         up = st.up
         expected, identity = self._identity(st, path)
-        base = {"upstream": up.name, "path": path, "expected_blob": expected, "identity": identity}
-
+        if expected and not again:
+            data = self._bytes(expected)
+            if data is not None:    # verified bytes at the pin's blob: no provider needed
+                return SourceFile(upstream=up.name, path=path, status=Status.PINNED,
+                                  blob=expected, expected_blob=expected, identity=identity,
+                                  provider=self._provider_of(up, path, expected), cached=True)
         if expected:
-            seen = self._cached_index(up).get("files", {}).get(path, {})
-            if (seen.get("blob") == expected and seen.get("provider")
-                    and self.store.get_blob(expected) is not None):
-                return SourceFile(**base, status=Status.PINNED, blob=expected,
-                                  provider=seen["provider"], cached=True)
-            mismatches: list[tuple[str, str]] = []  # (provider, blob it has)
-            for prov in self.config.providers:
-                for label, data in self._candidates(st, prov, path, expected):
-                    got = blob_sha(data)
-                    if got == expected:
-                        self.store.put_blob(data)
-                        return SourceFile(**base, status=Status.PINNED, blob=got, provider=label)
-                    mismatches.append((label, got))
-            if mismatches:
-                label, got = mismatches[0]
-                detail = "; ".join(f"{lb} has blob {b}" for lb, b in mismatches)
-                detail = f"{detail}; pin has {expected}"
-                return SourceFile(**base, status=Status.MISMATCH, blob=got, provider=label,
-                                  reason=detail, detail=detail)
-            reason, detail = self._why(st, expected)
-            return SourceFile(**base, status=Status.UNAVAILABLE, reason=reason, detail=detail)
+            self._open_providers(st)
+            if st.tree is not None and identity != "git-tree":
+                expected, identity = st.tree.get(path), "git-tree"  # a tree reached just now
+        if expected:
+            return self._acquire(st, path, expected, identity)
+        return self._unknown_blob(st, path)
 
-        # Pin blob unknown: the pinned release's wheel may still serve it, weaker.
-        if st.tree is not None:
-            detail = f"no such path at {up.short} ({st.tree_from})"
-            return SourceFile(**base, status=Status.UNAVAILABLE, reason=detail, detail=detail)
+    def _acquire(self, st: _UpstreamState, path: str, expected: str,
+                 identity: str | None) -> SourceFile:
+        up = st.up
+        base = {"upstream": up.name, "path": path, "expected_blob": expected, "identity": identity}
+        if (isinstance(st.pin_repo, PartialClone) and "git" in self.config.providers
+                and not st.pin_repo.has_object(expected)):
+            self._fetch_blobs(st, [expected])
+        mismatches: list[tuple[str, str]] = []  # (provider, blob it has)
+        for prov in self.config.providers:
+            for label, data in self._candidates(st, prov, path, expected):
+                got = blob_sha(data)
+                if got == expected:
+                    self.store.put_blob(data)
+                    self._hold(got, data)
+                    return SourceFile(**base, status=Status.PINNED, blob=got, provider=label)
+                mismatches.append((label, got))
+        if mismatches:
+            label, got = mismatches[0]
+            detail = "; ".join(f"{lb} has blob {b}" for lb, b in mismatches)
+            detail = f"{detail}; pin has {expected}"
+            return SourceFile(**base, status=Status.MISMATCH, blob=got, provider=label,
+                              reason=detail, detail=detail)
+        reason, detail = self._why(st, expected)
+        return SourceFile(**base, status=Status.UNAVAILABLE, reason=reason, detail=detail)
+
+    def _unknown_blob(self, st: _UpstreamState, path: str) -> SourceFile:
+        """The pin's blob for `path` is unknown: absent at the pin, or the release serves it."""
+        up = st.up
+        base = {"upstream": up.name, "path": path, "expected_blob": None, "identity": None}
+        pres = self._presence(st, path)
+        if pres.state is Presence.ABSENT:
+            detail = (f"no such path at {up.short} ({pres.basis})"
+                      + (f"; did you mean {' or '.join(pres.suggestions)}?"
+                         if pres.suggestions else ""))
+            return SourceFile(**base, status=Status.UNAVAILABLE, presence=pres.state,
+                              suggestions=pres.suggestions, reason=detail, detail=detail)
         if "wheel" in self.config.providers:
             for w in st.wheels:
                 blob = w.files().get(path)
-                if blob and self.store.get_blob(blob) is not None:
+                data = w.read(path) if blob else None
+                if blob and data is not None:
+                    self._hold(blob, data)
                     detail = "pin blob unknown (not in pins.lock); served from the pinned release"
                     return SourceFile(**base, status=Status.RELEASE, blob=blob, provider=w.label,
                                       reason=detail, detail=detail)
+        if pres.state is Presence.NOT_IN_RELEASE:
+            detail = pres.message()
+            return SourceFile(**base, status=Status.UNAVAILABLE, presence=pres.state,
+                              suggestions=pres.suggestions, reason=detail, detail=detail)
+        skipped = next((w.skipped()[path] for w in st.wheels
+                        if "wheel" in self.config.providers and path in w.skipped()), None)
+        if skipped:
+            return SourceFile(**base, status=Status.UNAVAILABLE, reason=skipped, detail=skipped)
         reason, detail = self._why(st, None)
         return SourceFile(**base, status=Status.UNAVAILABLE, reason=reason, detail=detail)
 
@@ -309,21 +474,89 @@ class SourceLayer:
         parts.extend(st.notes)
         return reason, "; ".join(dict.fromkeys(parts))
 
+    # ------------------------------------------------------------------ presence
+    def presence(self, upstream: str, path: str) -> PathPresence:
+        """Is `path` at the pin: present, known absent (git tree, complete lock), not in
+        the pinned release although a wheel map covers it, or unknown. Suggestions are
+        the closest known paths when it is not present."""
+        st = self._st(upstream)
+        self._identity(st, path)   # local first; providers only when nothing local knows it
+        return self._presence(st, path)
+
+    def _presence(self, st: _UpstreamState, path: str) -> PathPresence:
+        up = st.up
+        base = {"upstream": up.name, "path": path}
+        if st.tree is not None:
+            if path in st.tree:
+                return PathPresence(**base, state=Presence.PRESENT, basis=f"git tree at "
+                                    f"{up.short} ({st.tree_from})")
+            return PathPresence(**base, state=Presence.ABSENT,
+                                basis=f"git tree at {up.short}, {st.tree_from}",
+                                suggestions=self._suggest(st, path))
+        entry = self.lock.entry(up)
+        if entry is not None and path in entry.files:
+            return PathPresence(**base, state=Presence.PRESENT, basis="pins.lock")
+        if entry is not None and entry.complete and self.lock.problem(up) is None:
+            return PathPresence(**base, state=Presence.ABSENT,
+                                basis=f"pins.lock lists the whole tree at {up.short}",
+                                suggestions=self._suggest(st, path))
+        if "wheel" in self.config.providers:
+            for w in st.wheels:
+                if path in w.files():
+                    return PathPresence(**base, state=Presence.RELEASE, basis=w.label)
+            for w in st.wheels:
+                if w.covers(path) and not w.error and path not in w.skipped():
+                    return PathPresence(**base, state=Presence.NOT_IN_RELEASE, basis=w.label,
+                                        suggestions=self._suggest(st, path))
+        return PathPresence(**base, state=Presence.UNKNOWN, suggestions=self._suggest(st, path))
+
+    def _suggest(self, st: _UpstreamState, path: str) -> list[str]:
+        known = set(st.tree or ()) | set(self.lock.paths(st.up))
+        if st.tree is None and "wheel" in self.config.providers:
+            for w in st.wheels:
+                known.update(w.files())
+        known.discard(path)
+        if not known:
+            return []
+        close = difflib.get_close_matches(path, sorted(known), n=3, cutoff=0.8)
+        name = posixpath.basename(path)
+        same = sorted(p for p in known if posixpath.basename(p) == name)
+        return list(dict.fromkeys(close + same))[:3]
+
+    # ------------------------------------------------------------------ reading
     def read(self, sf: SourceFile) -> bytes | None:
-        """Bytes of a usable file; None for mismatch/unavailable (never another version)."""
+        """Bytes of a usable file; None for mismatch/unavailable (never another version).
+        Bytes that vanished from the cache since resolution are acquired again."""
         if not sf.status.usable or not sf.blob:
             return None
-        return self.store.get_blob(sf.blob)
+        data = self._bytes(sf.blob)
+        if data is None:
+            again = self._resolve(sf.upstream, sf.path, again=True)
+            if again.status.usable and again.blob == sf.blob:
+                data = self._bytes(sf.blob)
+            if data is None:
+                self._vanished.add((sf.upstream, sf.path))
+        return data
 
     def text(self, upstream: str, path: str) -> tuple[SourceFile, str | None]:
         sf = self.resolve(upstream, path)
         data = self.read(sf)
+        if data is None and sf.status.usable:
+            reason, why = self._why(self._st(upstream), sf.blob)
+            vanished = f"blob {sf.blob} vanished from the cache during this run"
+            sf = sf.model_copy(update={
+                "status": Status.UNAVAILABLE, "cached": False,
+                "reason": f"{vanished} and could not be acquired again ({reason})",
+                "detail": f"{vanished} and could not be acquired again ({why})"})
+            self._resolved[(upstream, path)] = sf
         return sf, (data.decode("utf-8", errors="replace") if data is not None else None)
 
     def known_paths(self, upstream: str) -> list[str]:
         """Every path this run can name for the upstream: git tree, lock, wheel maps."""
         st = self._st(upstream)
-        self._load_identity(st)
+        self._local_identity(st)
+        if st.tree is None:
+            self._open_providers(st)
         paths: set[str] = set(st.tree or {})
         paths.update(self.lock.paths(st.up))
         if st.tree is None and "wheel" in self.config.providers:
@@ -336,15 +569,27 @@ class SourceLayer:
         return {name: list(dict.fromkeys([*st.notes, *(w.error for w in st.wheels if w.error)]))
                 for name, st in sorted(self._state.items())}
 
+    # ------------------------------------------------------------------ notices
+    def notices(self) -> list[Notice]:
+        """What this run must say about identity and the cache, deterministic order."""
+        return collect(general=self._notices, states=self._state, lock=self.lock,
+                       store=self.store, held=lambda b: b in self._held,
+                       vanished=self._vanished)
+
     def save_index(self) -> None:
         """Remember which provider served each blob, so a cached run reports it."""
         for name in sorted(self._index_dirty):
             up = self.pins.get(name)
-            current = self._cached_index(up).get("files", {})
+            idx = self._cached_index(up)
             for (u, p), sf in self._resolved.items():
-                if u == name and sf.status.usable and not sf.cached:
-                    current[p] = {"blob": sf.blob, "provider": sf.provider}
-            self.store.write_json(self._index_path(up), {"commit": up.commit, "files": current})
+                if u == name and sf.status is Status.PINNED and not sf.cached and sf.blob:
+                    idx["files"][p] = {"blob": sf.blob, "provider": sf.provider}
+                    idx["blobs"][sf.blob] = sf.provider
+                elif u == name and sf.status.usable and not sf.cached:
+                    idx["files"][p] = {"blob": sf.blob, "provider": sf.provider}
+            self.store.write_json(self._index_path(up), {"commit": up.commit,
+                                                         "files": idx["files"]})
+            self.store.write_json(self.store.path("index", f"{name}-blobs.json"), idx["blobs"])
         self._index_dirty.clear()
 
     def close(self) -> None:
@@ -355,4 +600,4 @@ class SourceLayer:
                 r.close()
 
 
-__all__ = ["SourceLayer", "SourceFile", "Status", "first_line"]
+__all__ = ["SourceLayer", "SourceFile", "Status", "Presence", "PathPresence", "Notice"]

@@ -18,6 +18,7 @@ from verifier.lessons import github_links
 from verifier.permalinks import GitHubLink
 from verifier.pins import Upstream, dump_lock
 from verifier.project import LessonDoc, Project
+from verifier.sources.gitstore import PartialClone
 from verifier.sources.models import SourceFile
 from verifier.sources.wheel import WheelSource
 from verifier.upgrade import claims as claims_mod
@@ -79,6 +80,12 @@ class _Compare:
         self.name = up.name
         self.new_up = target.upstream
         self.git_dir: str | None = None
+        if (isinstance(target.repo, PartialClone) and not project.config.offline
+                and not target.repo.has_commit(up.commit)):
+            try:   # reads never fetch lazily: fetch the old pin into the clone explicitly
+                target.repo.ensure_commit(up.commit)
+            except AcquisitionError:
+                pass
         if target.repo is not None and target.repo.has_commit(up.commit):
             self.git_dir = str(Path(target.repo.repo.git_dir))
         self.files: dict[str, FileChange] = {}

@@ -81,7 +81,7 @@ def _includes(ctx: CheckContext, path: str, text: str, limit: int = 40) -> dict[
                          f"include/{name}", name):
                 if cand in files or cand.startswith(".."):
                     continue
-                sf = ctx.project.sources.resolve(ctx.upstream.name, cand)
+                sf = ctx.project.sources.resolve(ctx.upstream.name, cand, needed=False)  # a probe
                 if sf.status.usable:
                     t, _ = ctx.source(cand)
                     files[cand] = t
