@@ -91,6 +91,8 @@ def project_from(args: argparse.Namespace) -> "Project":
 def source_notices(args: argparse.Namespace, code: int) -> int:
     """After a command: print the source layer's notices (warnings always, the rest unless
     -q) on stderr, and turn the exit code into 1 under --strict when any is a warning."""
+    if not _PROJECTS:   # a command that opened no project (rules, docs, --help) says nothing
+        return code
     from verifier.cli import output as o
     from verifier.sources.models import NOTIFIED_CODES
 

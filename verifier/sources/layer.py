@@ -413,9 +413,8 @@ class SourceLayer:
         base = {"upstream": up.name, "path": path, "expected_blob": None, "identity": None}
         pres = self._presence(st, path)
         if pres.state is Presence.ABSENT:
-            detail = (f"no such path at {up.short} ({pres.basis})"
-                      + (f"; did you mean {' or '.join(pres.suggestions)}?"
-                         if pres.suggestions else ""))
+            detail = f"no such path at {up.short} ({pres.basis})" + (
+                f"; did you mean {' or '.join(pres.suggestions)}?" if pres.suggestions else "")
             return SourceFile(**base, status=Status.UNAVAILABLE, presence=pres.state,
                               suggestions=pres.suggestions, reason=detail, detail=detail)
         if "wheel" in self.config.providers:
@@ -457,9 +456,8 @@ class SourceLayer:
                     yield label.replace("mirror:", "objects:", 1), data
 
     def _why(self, st: _UpstreamState, expected: str | None) -> tuple[str, str]:
-        """(reason, detail) of an unavailable file: the reason in stable wording (the same
-        for the same cache online or offline; it goes into records), the detail with this
-        run's provider failures added (also in `notes()`)."""
+        """(reason, detail) of an unavailable file: the reason in stable wording (records),
+        the detail with this run's provider failures added (also in `notes()`)."""
         parts = []
         if expected is None:
             parts.append(f"pin blob unknown: not in pins.lock and no git tree at {st.up.short}")
@@ -542,12 +540,11 @@ class SourceLayer:
         sf = self.resolve(upstream, path)
         data = self.read(sf)
         if data is None and sf.status.usable:
+            gone = f"blob {sf.blob} vanished from the cache during this run and could not be " \
+                   "acquired again"
             reason, why = self._why(self._st(upstream), sf.blob)
-            vanished = f"blob {sf.blob} vanished from the cache during this run"
-            sf = sf.model_copy(update={
-                "status": Status.UNAVAILABLE, "cached": False,
-                "reason": f"{vanished} and could not be acquired again ({reason})",
-                "detail": f"{vanished} and could not be acquired again ({why})"})
+            sf = sf.model_copy(update={"status": Status.UNAVAILABLE, "cached": False,
+                                       "reason": f"{gone} ({reason})", "detail": f"{gone} ({why})"})
             self._resolved[(upstream, path)] = sf
         return sf, (data.decode("utf-8", errors="replace") if data is not None else None)
 
