@@ -2,8 +2,9 @@
 tables + `$...$`/`$$...$$` math), keeping exact 1-based line numbers.
 
 Parts: headings, sentences (split on 。！？； and . ! ? ; followed by space or
-end), inline code spans, links (with their label, the code spans inside it
-and the code span right before it), fenced code blocks, math spans, and
+end, never inside a code span or `$...$`; with their char offsets, code spans and
+link targets), inline code spans, links (with their label, the code spans inside
+it and the code span right before it), fenced code blocks, math spans, and
 inline suppressions `<!-- verifier: ignore NAME [NAME...] -->`.
 
 Line numbers of inline parts are found by locating each part in the raw
@@ -97,7 +98,8 @@ class Lesson(BaseModel):
     math: list[MathSpan] = Field(default_factory=list)
     suppressions: list[Suppression] = Field(default_factory=list)
     block_lines: list[tuple[int, int]] = Field(default_factory=list)  # block -> (first, last)
-    # block -> heading | paragraph | item (paragraph in a list item) | quote | cell | fence
+    # block -> heading | paragraph | item (paragraph in a list item) | quote | fence |
+    #          head (table header cell) | cell (table body cell)
     block_kinds: list[str] = Field(default_factory=list)
 
 
@@ -173,13 +175,18 @@ def _locator(raw: str, base_line: int, base_offset: int = 0):
         nonlocal cursor
         if not piece.strip():
             return base_line + raw.count("\n", 0, cursor), base_offset + cursor
-        pat = r"\s+".join(re.escape(w) for w in piece.split())
-        m = re.compile(pat).search(raw, cursor)
-        if m is None:
+        words = piece.split()
+        if len(words) == 1:         # most pieces: no regex to compile
+            at = raw.find(words[0], cursor)
+            span = (at, at + len(words[0])) if at >= 0 else None
+        else:
+            m = re.compile(r"\s+".join(re.escape(w) for w in words)).search(raw, cursor)
+            span = m.span() if m else None
+        if span is None:
             return base_line + raw.count("\n", 0, cursor), base_offset + cursor
-        begin = max(m.start() - (len(piece) - len(piece.lstrip())), cursor)
-        cursor = m.end()
-        return base_line + raw.count("\n", 0, m.start()), base_offset + begin
+        begin = max(span[0] - (len(piece) - len(piece.lstrip())), cursor)
+        cursor = span[1]
+        return base_line + raw.count("\n", 0, span[0]), base_offset + begin
 
     return find
 
@@ -234,7 +241,7 @@ def parse_lesson(text: str) -> Lesson:
         if heading_level is not None:
             kind = "heading"
         elif containers and containers[-1] in ("th_open", "td_open"):
-            kind = "cell"
+            kind = "head" if containers[-1] == "th_open" else "cell"
         elif "list_item_open" in containers:
             kind = "item"
         elif "blockquote_open" in containers:
@@ -297,6 +304,7 @@ def parse_lesson(text: str) -> Lesson:
             elif ch.type == "link_close" and link is not None:
                 label = "".join(link["text"])
                 line = find(label)[0] if not link["text"] else None
+                find(link["href"])      # step over the target: later text is after it
                 first = next((p.line for p in plain[::-1] if p.text), None)
                 links.append(Link(href=link["href"], text=label,
                                   line=link["line"] or line or first or tok.map[0] + 1,
@@ -347,7 +355,10 @@ def _sentences(plain: list[_Piece], block: int) -> list[Sentence]:
     for p in plain:
         starts.append(starts[-1] + len(p.text))
     out = []
-    bounds = [m.end() for m in _SENT_END.finditer(full)]
+    # code spans and maths never split a sentence (`f(a. b)`, `$x. y$`)
+    bounds = [m.end() for m in _SENT_END.finditer(full)
+              if plain[owner[m.start()]].code is None
+              and not plain[owner[m.start()]].text.startswith("$")]
     if not bounds or bounds[-1] < len(full):
         bounds.append(len(full))
     start = 0
