@@ -126,7 +126,10 @@ class RuntimeInfo(_M):
 class Summary(_M):
     lessons: int
     claims: int
-    verdicts: dict[str, int]
+    verdicts: dict[str, int] = Field(description="reviewed claims by verdict (drafts apart)")
+    drafts: dict[str, int] = Field(default_factory=dict,
+                                   description="draft claims (review = \"draft\") by verdict; "
+                                               "a verified draft is unreviewed, not verified")
     findings: dict[str, int]
     sources: dict[str, int]
     exit_code: int
@@ -411,7 +414,10 @@ def build_report(project: "Project", *, lessons: "list[LessonDoc]",
     code, reasons = _exit(cl, fs, sources)
     summary = Summary(
         lessons=len(lesson_recs), claims=len(cl),
-        verdicts={v.value: sum(1 for c in cl if c.verdict is v) for v in Verdict},
+        verdicts={v.value: sum(1 for c in cl if c.verdict is v and not c.draft) for v in Verdict},
+        drafts=({"total": sum(1 for c in cl if c.draft)}
+                | {v.value: sum(1 for c in cl if c.verdict is v and c.draft) for v in Verdict}
+                if any(c.draft for c in cl) else {}),
         findings={s.value: sum(1 for f in fs if f.severity is s) for s in Severity},
         sources=dict(sorted(Counter(s.status for s in sources).items())),
         exit_code=int(code), reasons=reasons)

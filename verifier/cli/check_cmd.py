@@ -119,11 +119,19 @@ def run(args: argparse.Namespace) -> int:
             detail = f"expected {r.expected!r}, actual {r.actual!r}" + (f"; {detail}" if detail else "")
         if r.runtime is not None:
             detail += f" [runtime: {r.runtime.status}]"
-        t.add_row(r.id, str(r.line or "-"), r.kind, f"[{c}]{r.verdict.value}[/]", detail)
+        verdict = f"[{c}]{r.verdict.value}[/]"
+        if r.draft:
+            verdict += " [yellow](draft, unreviewed)[/]"
+        t.add_row(r.id, str(r.line or "-"), r.kind, verdict, detail)
     stdout_console().print(t)
     s = summary(results)
-    err_console.print(", ".join(f"{s[v]} {v}" for v in colours if s[v]) or "no claims",
+    err_console.print(", ".join(f"{s[v]} {v}" for v in colours if s[v]) or "no reviewed claims",
                       highlight=False)
+    d = s["drafts"]
+    if d["total"]:
+        err_console.print(f"{d['total']} draft claim(s), unreviewed (not counted above): "
+                          + ", ".join(f"{d[v]} {v}" for v in colours if d[v])
+                          + "; accept one with `verifier claims accept ID`", highlight=False)
     if s["verified_from_release"]:
         err_console.print(f"{s['verified_from_release']} of the verified rest on `release` "
                           "files (pinned release's wheel; pin blob not in pins.lock)",

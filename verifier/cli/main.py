@@ -12,7 +12,7 @@ from types import ModuleType
 
 from verifier import __version__
 from verifier.cli import cache_cmd, lock_cmd, sources_cmd, sync_cmd, upgrade_cmd, verify_cmd
-from verifier.cli import check_cmd, coverage_cmd  # claims
+from verifier.cli import check_cmd, claims_cmd, coverage_cmd, draft_cmd  # claims
 from verifier.cli import env_cmd  # runtime environments
 from verifier.cli import record_cmd, schema_cmd  # outputs
 from verifier.cli import lint_cmd, rules_cmd  # lint
@@ -36,6 +36,8 @@ COMMANDS: list[tuple[str, ModuleType]] = [
     ("env", env_cmd),
     ("check", check_cmd),
     ("coverage", coverage_cmd),
+    ("draft", draft_cmd),
+    ("claims", claims_cmd),
     ("bench", bench_cmd),
 ]
 

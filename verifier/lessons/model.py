@@ -370,8 +370,12 @@ def _sentences(plain: list[_Piece], block: int) -> list[Sentence]:
             a, z = start + lead, stop - trail
             # pieces in the sentence: code spans whose text starts in it; links by any char
             # (an empty-label link, `[](...)`, belongs to the sentence it ends)
-            ks = [k for k, p in enumerate(plain)
-                  if (starts[k] < z and starts[k + 1] > a) or (not p.text and a <= starts[k] <= z)]
+            k0, k1 = owner[a], owner[z - 1]
+            while k0 > 0 and not plain[k0 - 1].text and starts[k0 - 1] >= a:
+                k0 -= 1
+            while k1 + 1 < len(plain) and not plain[k1 + 1].text and starts[k1 + 1] <= z:
+                k1 += 1
+            ks = range(k0, k1 + 1)
             code = tuple(plain[k].code for k in ks if plain[k].code is not None
                          and a <= starts[k] < z)
             hrefs = tuple(dict.fromkeys(plain[k].href for k in ks if plain[k].href))

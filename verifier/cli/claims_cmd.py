@@ -1,0 +1,26 @@
+"""`verifier claims accept ID...`: accept drafted claims (remove their draft marker)."""
+
+from __future__ import annotations
+
+import argparse
+
+from verifier.cli.common import err_console, project_from
+from verifier.exitcodes import ExitCode
+
+HELP = "manage claim files: `accept ID...` turns drafts into reviewed claims"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="claims_command", metavar="SUBCOMMAND", required=True)
+    a = sub.add_parser("accept", help="remove the review = \"draft\" marker of these claims "
+                       "(ids as `verifier check` prints them: <course>/<lesson-stem>/<id>)")
+    a.add_argument("ids", nargs="+", metavar="ID")
+
+
+def run(args: argparse.Namespace) -> int:
+    from verifier.draft.write import accept
+
+    project = project_from(args)
+    for path, cid in accept(project, args.ids):
+        err_console.print(f"accepted {cid} in {path}", highlight=False)
+    return ExitCode.OK

@@ -1,0 +1,87 @@
+"""`verifier draft LESSON...`: propose claims for checkable sentences no claim covers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.table import Table
+
+from verifier.cli.common import err_console, project_from, stdout_console
+from verifier.errors import UsageError
+from verifier.exitcodes import ExitCode
+
+HELP = ("propose claims (drafts) for the checkable sentences of lessons that no claim covers, "
+        "grounded in the pinned source; --write appends them to the claim files")
+
+EPILOG = """\
+Each draft is marked review = "draft": `verifier check` reports it apart ("draft,
+unreviewed") and coverage does not count it; accept one by deleting the marker or
+with `verifier claims accept ID`. Expected values are read from the sentence, never
+from the source, so a draft whose sentence is wrong at the pin checks `diverged`.
+Runtime drafts are skeletons a person must complete (needs_person in JSON)."""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.epilog = EPILOG
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.add_argument("lesson", nargs="+", metavar="LESSON",
+                   help="a lesson file, or <course>/<path> (e.g. mujoco-atlas/docs/state-and-time.md)")
+    p.add_argument("--course", help="the course of lesson files outside <course>/docs/")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="json prints the drafts (never writes)")
+    p.add_argument("--write", action="store_true",
+                   help="append the drafts to claims/<course>/<lesson-stem>.toml")
+
+
+def run(args: argparse.Namespace) -> int:
+    from verifier.cli.check_cmd import select_lessons
+    from verifier.draft import draft_lessons, write
+
+    if args.write and args.format == "json":
+        raise UsageError("--format json prints drafts without writing; drop one of --write/--format json")
+    project = project_from(args)
+    ns = argparse.Namespace(lesson=args.lesson, course=args.course)
+    lessons = select_lessons(project, ns)
+    drafts, excluded = draft_lessons(project, lessons)
+    totals = {"lessons": len(drafts), "candidates": sum(d.candidates for d in drafts),
+              "uncovered": sum(d.uncovered for d in drafts),
+              "drafted": sum(d.drafted for d in drafts),
+              "drafted_static": sum(d.drafted_static for d in drafts),
+              "proposals": sum(len(d.proposals) for d in drafts),
+              "runtime_skeletons": sum(1 for d in drafts for p in d.proposals if p.person)}
+    if args.format == "json":
+        doc = {"lessons": [{"course": d.course, "lesson": d.lesson, "upstream": d.upstream,
+                            "candidates": d.candidates, "uncovered": d.uncovered,
+                            "drafted": d.drafted, "drafted_static": d.drafted_static,
+                            "proposals": [p.public(d.upstream) for p in d.proposals],
+                            "skipped": [{"line": ln, "why": why} for ln, why in d.skipped]}
+                           for d in drafts],
+               "excluded": [{"lesson": n, "why": why} for n, why in excluded],
+               "summary": totals}
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+        return ExitCode.OK
+    con = stdout_console()
+    for name, why in excluded:
+        err_console.print(f"{name}: not drafted ({why})", highlight=False)
+    for d in drafts:
+        t = Table(title=f"{d.course}/{d.lesson}: {d.uncovered} of {d.candidates} checkable "
+                        f"sentences uncovered, drafts for {d.drafted} ({d.drafted_static} "
+                        "checkable statically)")
+        for col in ("line", "id", "kind", "locator", "expected", "fragment"):
+            t.add_column(col, overflow="fold")
+        for p in d.proposals:
+            loc = f"{p.upstream}:{p.path or '-'}" + (f" {p.symbol}" if p.symbol else "")
+            exp = json.dumps(p.expected, ensure_ascii=False)
+            if p.person:
+                exp += " (skeleton: needs a person)"
+            t.add_row(str(p.line), p.id, p.kind, loc, exp, p.fragment)
+        con.print(t)
+        if args.write:
+            path, n = write.append(project, d)
+            if n:
+                err_console.print(f"wrote {n} draft(s) to {path}", highlight=False)
+    con.print(f"drafts: {totals['proposals']} for {totals['drafted']} of {totals['uncovered']} "
+              f"uncovered sentences ({totals['drafted_static']} statically checkable, "
+              f"{totals['runtime_skeletons']} runtime skeletons) in {totals['lessons']} lesson(s)")
+    return ExitCode.OK

@@ -1,0 +1,232 @@
+"""Where the pinned source defines a name: an index over the fact model.
+
+Built from `FileFacts` (`verifier/facts`: `facts_for`, `Sym`) of every source file
+the source layer serves for an upstream at pinned identity (`pinned`) or from the
+pinned release (`release`); files no provider serves are not read, so a name
+defined only there is simply not found (a draft is never grounded in another
+version). The index is cached in the fact cache, keyed by the served files' blobs
+and the code of the extractors and of this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, NamedTuple
+
+from verifier.facts.cache import code_version, fact_cache, file_facts
+from verifier.facts.extract import UnsupportedLanguage, facts_for
+
+if TYPE_CHECKING:
+    from verifier.project import Project
+
+SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".cxx", ".py", ".pyi")
+INDEX_FORMAT = 2
+CONTAINERS = {"struct", "union", "class", "enum", "namespace"}
+CALLABLES = {"function", "method", "constructor"}
+
+
+class Def(NamedTuple):
+    """One definition: a `Sym` of one served file, flattened for the index."""
+
+    name: str
+    qual: tuple[str, ...]
+    kind: str
+    path: str
+    start: int
+    end: int
+    status: str                      # pinned | release
+    lang: str
+    params: tuple[str, ...] | None   # parameter names of a callable
+    owner_kind: str | None           # kind of the enclosing scope (struct, class, enum, ...)
+    origin: str | None               # 'pybind11' for names bound by bindings
+    valued: bool = False             # a field/variable with an initializer at the pin
+    defaulted: tuple[str, ...] = ()  # parameters that have a default at the pin
+
+    @property
+    def container(self) -> str | None:
+        return self.qual[-2] if len(self.qual) > 1 else None
+
+
+def is_test_path(path: str) -> bool:
+    parts = path.split("/")
+    name = parts[-1]
+    return (any(p in ("tests", "test", "testing", "examples", "benchmarks") for p in parts[:-1])
+            or name.startswith("test_") or re.search(r"_test\.(py|cc|h)$", name) is not None)
+
+
+def _rank(d: Def) -> tuple:
+    """Which of several definitions a claim should name: pinned before release files,
+    declarations (headers, stubs, Python) before C/C++ sources, then by path."""
+    source = d.path.endswith((".c", ".cc", ".cpp", ".cxx"))
+    return (d.status != "pinned", source, d.origin is not None, len(d.path), d.path, d.start)
+
+
+@dataclass
+class UpstreamIndex:
+    upstream: str
+    defs: list[Def]
+    modules: dict[str, str]                        # python module -> path
+    scopes: dict[tuple[str, tuple[str, ...]], str]  # (path, qual) -> kind
+    unavailable: int                               # known source files not served
+
+    @cached_property
+    def by_name(self) -> dict[str, list[Def]]:
+        out: dict[str, list[Def]] = defaultdict(list)
+        for d in self.defs:
+            out[d.name].append(d)
+        for v in out.values():
+            v.sort(key=_rank)
+        return dict(out)
+
+    @cached_property
+    def by_container(self) -> dict[str, list[Def]]:
+        """container simple name (and typedef alias) -> its member definitions."""
+        out: dict[str, list[Def]] = defaultdict(list)
+        for d in self.defs:
+            if d.container and d.owner_kind in CONTAINERS - {"namespace"}:
+                out[d.container].append(d)
+        return dict(out)
+
+    @cached_property
+    def aliases(self) -> dict[str, str]:
+        """C typedef name -> the struct/enum it names (`mjData` -> `mjData_`)."""
+        out = {}
+        tags = {d.name for d in self.defs if d.kind in ("struct", "union", "enum", "class")}
+        for d in self.defs:
+            if d.kind == "typedef":
+                for cand in (d.name + "_", "_" + d.name, d.name.removesuffix("_t")):
+                    if cand in tags and cand != d.name:
+                        out[d.name] = cand
+        return out
+
+    @cached_property
+    def by_path(self) -> dict[str, list[Def]]:
+        out: dict[str, list[Def]] = defaultdict(list)
+        for d in self.defs:
+            out[d.path].append(d)
+        return dict(out)
+
+    def lookup(self, name: str) -> list[Def]:
+        return self.by_name.get(name, [])
+
+    def members(self, container: str) -> list[Def]:
+        hits = list(self.by_container.get(container, []))
+        tag = self.aliases.get(container)
+        if tag:
+            hits += self.by_container.get(tag, [])
+        return hits
+
+    def symbol(self, d: Def) -> str:
+        q = list(d.qual)
+        if d.lang != "python":
+            while len(q) > 1 and self.scopes.get((d.path, tuple(d.qual[:len(d.qual) - len(q) + 1]))) \
+                    == "namespace":
+                q = q[1:]
+        return ".".join(q)
+
+
+def _module_of(project: "Project", upstream: str, path: str) -> str | None:
+    if not path.endswith((".py", ".pyi")):
+        return None
+    rel = path
+    for w in project.pins.get(upstream).wheel:
+        for rule in w.map:
+            member = rule.to_wheel(path)
+            if member:
+                rel = member
+                break
+        else:
+            continue
+        break
+    mod = rel.rsplit(".", 1)[0].replace("/", ".")
+    return mod.removesuffix(".__init__")
+
+
+def _build(project: "Project", upstream: str, files: list) -> UpstreamIndex:
+    defs: list[Def] = []
+    modules: dict[str, str] = {}
+    scopes: dict[tuple[str, tuple[str, ...]], str] = {}
+    store = project.store
+    layer = project.sources
+    for sf in files:
+        def build(sf=sf):
+            data = layer.read(sf)
+            if data is None:
+                return None
+            return facts_for(sf.path, data.decode("utf-8", "replace"), sf.blob)
+        try:
+            facts = file_facts(store, sf.path, sf.blob, build)
+        except (UnsupportedLanguage, UnicodeDecodeError, ValueError, RecursionError):
+            continue
+        if facts is None:
+            continue
+        mod = _module_of(project, upstream, sf.path)
+        if mod and (mod not in modules or sf.path.endswith(".py")):
+            modules[mod] = sf.path
+        kinds = {s.qual: s.kind for s in facts.syms}
+        for s in facts.syms:
+            scopes[(sf.path, s.qual)] = s.kind
+        for s in facts.syms:
+            if not s.name or s.name.startswith("__") and s.name != "__init__":
+                continue
+            owner = kinds.get(s.qual[:-1]) if len(s.qual) > 1 else None
+            params = tuple(p.name for p in s.params) if s.params is not None else None
+            defaulted = tuple(p.name for p in s.params or () if p.default is not None)
+            defs.append(Def(s.name, tuple(s.qual), s.kind, sf.path, s.start, s.end,
+                            sf.status.value, facts.lang, params, owner, s.origin,
+                            s.value is not None, defaulted))
+    return UpstreamIndex(upstream, defs, modules, scopes, 0)
+
+
+def _key(project: "Project", upstream: str) -> str:
+    """What decides which files are served for an upstream: the pin, the lock's blobs,
+    the providers and local stores configured, the wheels pinned. (Resolving every
+    known file to key on served blobs re-hashes each blob: seconds per run.)"""
+    up = project.pins.get(upstream)
+    cfg = project.config
+    h = hashlib.sha1()
+    for part in (up.commit, *up.also, json.dumps([w.model_dump() for w in up.wheel],
+                                                 sort_keys=True, default=str),
+                 json.dumps(project.lock.upstream[upstream].model_dump(), sort_keys=True)
+                 if upstream in project.lock.upstream else "-",
+                 ",".join(cfg.providers), str(cfg.offline),
+                 json.dumps(cfg.mirrors.get(upstream, []), sort_keys=True),
+                 json.dumps(cfg.objects, sort_keys=True)):
+        h.update(part.encode() + b"\0")
+    return h.hexdigest()
+
+
+def upstream_index(project: "Project", upstream: str) -> UpstreamIndex:
+    version = code_version("facts", "draft/index.py") + f"-{INDEX_FORMAT}"
+    fc = fact_cache(project.store)
+
+    def build() -> UpstreamIndex:
+        layer = project.sources
+        paths = [p for p in layer.known_paths(upstream)
+                 if p.endswith(SOURCE_SUFFIXES) and not is_test_path(p)]
+        files = [sf for sf in layer.resolve_many([(upstream, p) for p in paths])
+                 if sf.status.usable and sf.blob]
+        files.sort(key=lambda sf: sf.path)
+        idx = _build(project, upstream, files)
+        idx.unavailable = len(paths) - len(files)
+        return idx
+
+    return fc.get_or_build("draftindex", version, _key(project, upstream), build,
+                           {"upstream": upstream})
+
+
+_MEMO: dict[tuple[int, str], tuple["Project", UpstreamIndex]] = {}
+
+
+def index_for(project: "Project", upstream: str) -> UpstreamIndex:
+    """The index of an upstream, once per project object."""
+    key = (id(project), upstream)
+    hit = _MEMO.get(key)
+    if hit is None or hit[0] is not project:
+        hit = _MEMO[key] = (project, upstream_index(project, upstream))
+    return hit[1]
