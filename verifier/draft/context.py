@@ -24,7 +24,7 @@ DEFAULT_WORDS = re.compile(r"默认|缺省|default", re.I)
 ORDER_WORDS = re.compile(r"→|->|然后|之后|随后|再调用|依次|按顺序|顺序|先.{0,40}再|\bthen\b|"
                          r"\bfollowed by\b|\bin order\b|\bbefore\b|\bafter\b", re.I)
 CALL_WORDS = re.compile(r"调用|calls?\b|invokes?", re.I)
-EXACT_WORDS = re.compile(r"只有|仅有|仅|恰好|正好|一共|共有|\bexactly\b|\bonly\b", re.I)
+EXACT_WORDS = re.compile(r"只有|仅有|仅|只|恰好|正好|一共|共有|\bexactly\b|\bonly\b", re.I)
 # a name the sentence says is absent: directly before or after the code span
 ABSENT_BEFORE = re.compile(r"(?:没有|并无|已无|不再有|不存在|未提供|不提供|未绑定|没有绑定|不绑定|"
                            r"has no|have no|no longer has|does not (?:have|bind|provide|expose)|"

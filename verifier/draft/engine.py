@@ -65,6 +65,8 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
                 continue
             for p in proposer.propose(s, env):
                 s.claimed.add((p.upstream, p.path))
+                if p.symbol:     # a name a claim already locates gets no `symbol` claim too
+                    s.used.add(p.symbol.replace("::", ".").split(".")[-1])
                 props.append(p)
         kept = 0
         for p in props:

@@ -176,7 +176,9 @@ def _build(project: "Project", upstream: str, files: list) -> UpstreamIndex:
                 continue
             owner = kinds.get(s.qual[:-1]) if len(s.qual) > 1 else None
             params = tuple(p.name for p in s.params) if s.params is not None else None
-            defaulted = tuple(p.name for p in s.params or () if p.default is not None)
+            # a stub's `= ...` is no default value to compare with
+            defaulted = tuple(p.name for p in s.params or ()
+                              if p.default is not None and p.default.strip() != "...")
             defs.append(Def(s.name, tuple(s.qual), s.kind, sf.path, s.start, s.end,
                             sf.status.value, facts.lang, params, owner, s.origin,
                             s.value is not None, defaulted))

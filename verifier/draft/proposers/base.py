@@ -44,6 +44,20 @@ class Env:
         return self.indexes[upstream].symbol(d)
 
 
+def with_constructors(env: Env, up: str, defs) -> list:
+    """The definitions, each class followed by its constructors (`__init__`, C++
+    constructors) from the same file: where a class's parameters are."""
+    out = []
+    for d in defs:
+        out.append(d)
+        if d.kind in ("class", "struct"):
+            for c in env.indexes[up].by_path.get(d.path, []):
+                if c.qual[:-1] == d.qual and c.kind in ("constructor", "method") \
+                        and c.name in ("__init__", d.name):
+                    out.append(c)
+    return out
+
+
 class Proposer:
     name: ClassVar[str]
 

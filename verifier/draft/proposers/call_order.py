@@ -44,10 +44,9 @@ class CallOrderProposer(Proposer):
             if c.enclosing is not None and c.enclosing.kind in CALLABLES:
                 callers.append((c.upstream, c.enclosing, None))
         for h in s.hits:
-            for d in h.defs:
+            for d in h.defs:        # every definition: the header's prototype has no body
                 if d.kind in CALLABLES and d.path.endswith(_BODIES):
                     callers.append((h.upstream, d, h))
-                    break
         names = [h.ref.name for h in s.hits] + [r.name for r in s.unresolved]
         for up, d, h in callers:
             calls = _calls(env, up, d)
@@ -65,7 +64,5 @@ class CallOrderProposer(Proposer):
                                 options={"match": "subsequence"}, anchor=n)
                        for n in listed[:3]]
             s.used.update(listed)
-            if h is not None:
-                s.used.add(h.ref.name)
             return out
         return []

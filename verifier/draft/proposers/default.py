@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
-from verifier.draft.context import DEFAULT_WORDS
+from verifier.draft.context import DEFAULT_WORDS, TYPES
 from verifier.draft.index import CALLABLES
-from verifier.draft.proposers.base import Proposer, literal, proposal
+from verifier.draft.proposers.base import Proposer, literal, proposal, with_constructors
 
 _FIELDS = {"field", "attribute", "variable"}
 _AFTER = re.compile(r"^[`*]*\s*(?:的默认值|默认值|默认|缺省值|缺省|defaults? to|by default is|"
@@ -76,13 +76,13 @@ class DefaultProposer(Proposer):
         initializer; nothing when the pin has no default there to compare with."""
         if isinstance(where, tuple):          # a keyword argument of that call
             h = where[1]
-            for d in h.defs:
-                if d.kind in CALLABLES | {"class"} and name in d.defaulted:
+            for d in with_constructors(env, h.upstream, h.defs):
+                if d.kind in CALLABLES and name in d.defaulted:
                     return proposal(self.name, "default", h, env, d=d, expected=v,
                                     options={"param": name}, anchor=span)
             return None
         for h in callables:
-            for d in h.defs:
+            for d in with_constructors(env, h.upstream, h.defs):
                 if name in d.defaulted:
                     return proposal(self.name, "default", h, env, d=d, expected=v,
                                     options={"param": name}, anchor=span)
@@ -138,7 +138,8 @@ class DefaultProposer(Proposer):
             if hasattr(o, "defs"):
                 up = o.upstream
                 for d in o.defs:
-                    for m in env.indexes[up].members(d.name):
+                    owner = d.container if d.container and d.kind not in TYPES else d.name
+                    for m in env.indexes[up].members(owner):
                         if m.name == name and m.kind in _FIELDS and m.valued:
                             s.used.add(name)
                             return [proposal(self.name, "default", up, env, d=m, expected=v,

@@ -14,9 +14,9 @@ from verifier.draft.proposers.base import Proposer, proposal
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
           "eight": 8, "nine": 9, "ten": 10, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4,
           "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_COUNT = re.compile(r"(?:exactly|only|just|只有|仅有|仅|恰好|正好|一共|共有|共)\s*"
-                    r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|[一两二三四五六七八九十])",
-                    re.I)
+_COUNT = re.compile(r"(?:exactly|only|just|只有|仅有|仅|只|恰好|正好|一共|共有|共)\s*[^\d\s，。,.]{0,4}?\s*"
+                    r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|[一两二三四五六七八九十])"
+                    r"(?![\d.])", re.I)
 
 
 def _selection(container, kinds: set[str]) -> str | None:
