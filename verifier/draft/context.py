@@ -79,6 +79,7 @@ class Resolver:
         self.indexes = indexes
         self.lesson_text = lesson_text
         self.lesson_spans = lesson_spans
+        self.labels: dict[str, list[str]] = {}     # link target -> plain labels
 
     @cached_property
     def context_containers(self) -> set[str]:
@@ -202,7 +203,8 @@ class Resolver:
                 return Hit(ref, up, in_ctx, "context")
             members = tuple(d for d in defs if d.container)
             owners = {d.container for d in members}
-            if members and (distinctive(name) and len(owners) <= 2 or len(owners) == 1):
+            if members and (distinctive(name) and len(owners) <= 2
+                            or len(owners) == 1 and len(name) >= 2):
                 return Hit(ref, up, members, "member")
             imports = tuple(d for d in defs if d.kind == "import")
             if imports and distinctive(name) and not top:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from verifier.claims.check import locate
 from verifier.claims.coverage import fragment_offset, parsed, split_lessons, unit_of, units
 from verifier.claims.loader import LoadedClaim, load_claims
 from verifier.draft import fragment as fragments
-from verifier.draft.context import Resolver, Sentence, cited
+from verifier.draft.context import Resolver, Sentence, cited, distinctive
 from verifier.draft.index import index_for
 from verifier.draft.model import LessonDraft, Proposal, slug
 from verifier.draft.proposers import PROPOSERS, Env
@@ -54,6 +55,9 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
     indexes = {u: index_for(project, u) for u in ups}
     model = parsed(text)
     resolver = Resolver(indexes, text, [c.text for c in model.code_spans])
+    for link in model.links:
+        if not link.label_code and link.text.strip():
+            resolver.labels.setdefault(link.href, []).append(link.text.strip())
     env = Env(project=project, indexes=indexes, resolver=resolver, default_upstream=ups[0])
     ids = {lc.claim.id for lc in claims}
     seen_keys: set[tuple] = set()
@@ -93,7 +97,10 @@ def _sentence(project, lesson, text, u, resolver, indexes) -> Sentence:
     s.cited = cited(project, indexes, u.links)
     cited_paths = {(c.upstream, c.path) for c in s.cited}
     seen = set()
-    for span in u.code:
+    # link labels that are identifiers name the cited code too (`[mj_xfrcAccumulate](...)`)
+    labels = [lab for href in u.links for lab in resolver.labels.get(href, ())
+              if _IDENT.fullmatch(lab) and distinctive(lab.split(".")[-1])]
+    for span in [*u.code, *labels]:
         for r in refs(span):
             key = (r.parts, r.call, r.value)
             if key in seen:
@@ -108,6 +115,9 @@ def _sentence(project, lesson, text, u, resolver, indexes) -> Sentence:
                 h = type(h)(h.ref, h.upstream, tuple(defs), h.how)
             s.hits.append(h)
     return s
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
 
 
 def _base_id(p: Proposal) -> str:

@@ -14,7 +14,7 @@ import hashlib
 import json
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from verifier.project import Project
 
 SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".cxx", ".py", ".pyi")
-INDEX_FORMAT = 2
+INDEX_FORMAT = 4
 CONTAINERS = {"struct", "union", "class", "enum", "namespace"}
 CALLABLES = {"function", "method", "constructor"}
 
@@ -73,6 +73,7 @@ class UpstreamIndex:
     modules: dict[str, str]                        # python module -> path
     scopes: dict[tuple[str, tuple[str, ...]], str]  # (path, qual) -> kind
     unavailable: int                               # known source files not served
+    exports: dict[str, tuple[str, ...]] = field(default_factory=dict)   # path -> __all__
 
     @cached_property
     def by_name(self) -> dict[str, list[Def]]:
@@ -150,6 +151,8 @@ def _module_of(project: "Project", upstream: str, path: str) -> str | None:
 def _build(project: "Project", upstream: str, files: list) -> UpstreamIndex:
     defs: list[Def] = []
     modules: dict[str, str] = {}
+    aliases: dict[str, list[str]] = {}
+    exports: dict[str, tuple[str, ...]] = {}
     scopes: dict[tuple[str, tuple[str, ...]], str] = {}
     store = project.store
     layer = project.sources
@@ -168,7 +171,13 @@ def _build(project: "Project", upstream: str, files: list) -> UpstreamIndex:
         mod = _module_of(project, upstream, sf.path)
         if mod and (mod not in modules or sf.path.endswith(".py")):
             modules[mod] = sf.path
+        if mod:     # `mjx/mujoco/mjx/__init__.py` is imported as `mujoco.mjx` (or `mjx`)
+            parts = mod.split(".")
+            for i in range(1, len(parts)):
+                aliases.setdefault(".".join(parts[i:]), []).append(sf.path)
         kinds = {s.qual: s.kind for s in facts.syms}
+        if facts.exports is not None:
+            exports[sf.path] = tuple(facts.exports)
         for s in facts.syms:
             scopes[(sf.path, s.qual)] = s.kind
         for s in facts.syms:
@@ -182,7 +191,10 @@ def _build(project: "Project", upstream: str, files: list) -> UpstreamIndex:
             defs.append(Def(s.name, tuple(s.qual), s.kind, sf.path, s.start, s.end,
                             sf.status.value, facts.lang, params, owner, s.origin,
                             s.value is not None, defaulted))
-    return UpstreamIndex(upstream, defs, modules, scopes, 0)
+    for alias, paths in aliases.items():
+        if alias not in modules and len(set(paths)) == 1:
+            modules[alias] = paths[0]
+    return UpstreamIndex(upstream, defs, modules, scopes, 0, exports)
 
 
 def _key(project: "Project", upstream: str) -> str:

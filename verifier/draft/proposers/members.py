@@ -10,6 +10,7 @@ import re
 
 from verifier.draft.index import CONTAINERS
 from verifier.draft.proposers.base import Proposer, proposal
+from verifier.facts.python import module_name
 
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
           "eight": 8, "nine": 9, "ten": 10, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4,
@@ -97,14 +98,17 @@ class MembersProposer(Proposer):
                     continue
                 up, path = found
                 idx = env.indexes[up]
-                top = {d.name for d in idx.by_path.get(path, []) if len(d.qual) == 1}
+                # what the members kind compares: `__all__`, else public non-import names
+                top = set(idx.exports.get(path, ())) or {
+                    d.name for d in idx.by_path.get(path, [])
+                    if len(d.qual) == 1 and d.kind != "import" and not d.name.startswith("_")}
                 names = [h.ref.name for h in s.hits if h.ref.name in top]
                 plain = re.findall(r"\b[A-Z][A-Za-z0-9_]+\b", s.text)
                 listed = list(dict.fromkeys([n for n in names] +
                                             [n for n in plain if n in top]))
                 if len(listed) < 2:
                     continue
-                mod = ".".join(r.parts)
+                mod = module_name(path)     # the file's own module name (the kind's form)
                 out.append(_with_path(proposal(self.name, "members", up, env, expected=listed,
                                                options={"match": "subset"}, anchor=span,
                                                symbol=mod), path))
