@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
-from verifier.facts.cache import code_version, fact_cache, file_facts
+from verifier.codeversion import code_version
+from verifier.facts.cache import fact_cache, file_facts
 from verifier.facts.extract import UnsupportedLanguage, facts_for
 
 if TYPE_CHECKING:
@@ -216,7 +217,7 @@ def _key(project: "Project", upstream: str) -> str:
 
 
 def upstream_index(project: "Project", upstream: str) -> UpstreamIndex:
-    version = code_version("facts", "draft/index.py") + f"-{INDEX_FORMAT}"
+    version = code_version(__name__) + f"-{INDEX_FORMAT}"   # this module's import closure
     fc = fact_cache(project.store)
 
     def build() -> UpstreamIndex:

@@ -12,7 +12,6 @@ tomlkit edit: nothing else of the file changes).
 
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 import tomllib
@@ -23,6 +22,7 @@ import tomlkit
 
 from verifier.draft.model import DRAFT, LessonDraft, Proposal
 from verifier.errors import ConfigError, UsageError
+from verifier.fileio import atomic_write
 
 if TYPE_CHECKING:
     from verifier.project import Project
@@ -78,15 +78,7 @@ def render(proposals: list[Proposal], default_upstream: str | None) -> str:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, text)
 
 
 def append(project: "Project", draft: LessonDraft) -> tuple[Path, int]:
