@@ -88,7 +88,7 @@ _HEXNUM = re.compile(r"^0[xX][0-9a-fA-F]+[uUlL]*$")
 
 def literal(text: str) -> tuple[bool, Any]:
     """(ok, value) of a literal written in the lesson: a number (units after it are
-    dropped, `−` is a minus), a boolean, or a quoted string (TOML has no null). Identifiers and
+    dropped, `−` is a minus) or a boolean. Identifiers and
     expressions are not literals."""
     t = text.strip().replace("−", "-").replace("–", "-")
     t = re.sub(r"^\*+|\*+$", "", t).strip().strip("`").strip()
@@ -109,9 +109,8 @@ def literal(text: str) -> tuple[bool, Any]:
         return True, True
     if low in ("False", "false"):
         return True, False
-    q = re.match(r"^(['\"])(.*?)\1", t)
-    if q:
-        return True, q.group(2)
+    # quoted strings are not proposed: the source's quoting (`'dist'`, `"dist"`, `u8"..."`)
+    # differs from the lesson's by spelling alone
     return False, None
 
 

@@ -3,12 +3,14 @@
 - `X=V` (a span, or a keyword argument of a call span) in a sentence that says
   "default"/"默认";
 - "`X` 默认(为|是) V", "`X` defaults to V", "`X` 的默认值为 V";
+- "`X`（默认 V）", "`X` (default: V)";
 - a table row under a header column saying "default"/"默认".
 
 `X` must be a field/attribute of a container, or a parameter of a callable the
-sentence (or the table's introduction) names; `V` must be a literal (number with
-or without unit, boolean, quoted string): identifiers and expressions are not
-proposed (their spelling rarely matches the source's)."""
+sentence (or the table's introduction, or a cited definition) names, with a default
+at the pin; `V` must be a literal (a number with or without unit, a boolean):
+identifiers, strings and expressions are not proposed (their spelling differs from
+the source's without the meaning differing)."""
 
 from __future__ import annotations
 
@@ -19,8 +21,8 @@ from verifier.draft.index import CALLABLES
 from verifier.draft.proposers.base import Proposer, literal, proposal, with_constructors
 
 _FIELDS = {"field", "attribute", "variable"}
-_AFTER = re.compile(r"^[`*]*\s*(?:的默认值|默认值|默认|缺省值|缺省|defaults? to|by default is|"
-                    r"has a default of)\s*(?:为|是|取|=|:|：|of)?\s*", re.I)
+_AFTER = re.compile(r"^[`*]*\s*[（(]?\s*(?:的默认值|默认值|默认|缺省值|缺省|defaults? to|by default is|"
+                    r"has a default of|default:?)\s*(?:为|是|取|=|:|：|of)?\s*", re.I)
 
 
 class DefaultProposer(Proposer):

@@ -10,7 +10,7 @@ import re
 from verifier.draft.proposers.base import Proposer, proposal
 
 _VALUE_KINDS = {"enumerator", "macro"}
-_IS = re.compile(r"^[`*]*\s*(?:的值|的数值|数值|值)?\s*(?:为|是|等于|=|==|is|equals)\s*"
+_IS = re.compile(r"^[`*]*\s*[（(]?\s*(?:的值|的数值|数值|值)?\s*(?:为|是|等于|=|==|is|equals)\s*`?"
                  r"([-+−]?(?:0[xX][0-9a-fA-F]+|\d+))(?![\w.])", re.I)
 _COMPOSED = re.compile(r"^[`*]*\s*(?:由|是|为|=|==|equals|is)\s*", re.I)
 
