@@ -122,3 +122,19 @@ def test_review_marker_is_validated(dp, capsys):  # noqa: F811
     code, doc = _check_json(dp, capsys)
     (c,) = doc["claims"]
     assert code == 1 and c["verdict"] == "error" and "review" in c["message"]
+
+
+def test_github_and_step_summary_say_drafts_are_unreviewed(tmp_path, monkeypatch, capsys):
+    p = make_project(tmp_path, monkeypatch, "# L\n\n推进一步调用 `sx_advance`。\n")
+    assert main(["draft", "--pins", p.pins, "-q", "--write", str(p.lesson)]) == 0
+    capsys.readouterr()
+    assert main(["record", "--pins", p.pins, "-q", "--format", "github"]) == 0
+    out = capsys.readouterr().out
+    assert "::warning" in out and "1 draft claim(s) are unreviewed" in out
+    from verifier.report import build_report
+    from verifier.claims.check import run_check
+    from verifier.reporters.github import step_summary
+
+    proj = p.project()
+    rep = build_report(proj, lessons=proj.lessons(), findings=[], claims=run_check(proj))
+    assert "1 unreviewed draft(s): 1 verified" in step_summary(rep)
