@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from verifier.project import Project
 
 SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".cxx", ".py", ".pyi")
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 CONTAINERS = {"struct", "union", "class", "enum", "namespace"}
 CALLABLES = {"function", "method", "constructor"}
 
@@ -195,7 +195,10 @@ def _build(project: "Project", upstream: str, files: list) -> UpstreamIndex:
     for alias, paths in aliases.items():
         if alias not in modules and len(set(paths)) == 1:
             modules[alias] = paths[0]
-    return UpstreamIndex(upstream, defs, modules, scopes, 0, exports)
+    idx = UpstreamIndex(upstream, defs, modules, scopes, 0, exports)
+    for view in ("by_name", "by_path", "by_container", "aliases"):
+        getattr(idx, view)      # computed once, stored with the index
+    return idx
 
 
 def _key(project: "Project", upstream: str) -> str:

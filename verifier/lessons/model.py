@@ -176,9 +176,10 @@ def _locator(raw: str, base_line: int, base_offset: int = 0):
         if not piece.strip():
             return base_line + raw.count("\n", 0, cursor), base_offset + cursor
         words = piece.split()
-        if len(words) == 1:         # most pieces: no regex to compile
-            at = raw.find(words[0], cursor)
-            span = (at, at + len(words[0])) if at >= 0 else None
+        core = piece.strip()
+        at = raw.find(core, cursor)     # most pieces are verbatim: no regex to compile
+        if at >= 0 or len(words) == 1:
+            span = (at, at + len(core)) if at >= 0 else None
         else:
             m = re.compile(r"\s+".join(re.escape(w) for w in words)).search(raw, cursor)
             span = m.span() if m else None

@@ -11,26 +11,39 @@ from __future__ import annotations
 
 from verifier.draft.index import CALLABLES
 from verifier.draft.proposers.base import Proposer, proposal
+from verifier.codeversion import code_version
 from verifier.facts import flow
+from verifier.facts.cache import fact_cache
 
 _BODIES = (".c", ".cc", ".cpp", ".cxx", ".py", ".h", ".hpp")
 
 
 def _calls(env, up: str, d) -> list[str] | None:
-    """Short callee names of `d`'s body in source order, or None without a body."""
-    sf, text = env.project.sources.text(up, d.path)
-    if text is None:
-        return None
-    try:
-        src = flow.parse_source(d.path, text, sf.blob)
-    except ValueError:
+    """Short callee names of `d`'s body in source order, or None without a body
+    (cached by blob in the fact cache)."""
+    sf = env.project.sources.resolve(up, d.path)
+    if not sf.status.usable or not sf.blob:
         return None
     sym = env.symbol(up, d)
-    fns = [f for f in flow.find_functions(src, sym) if f.start <= d.start <= f.end
-           or d.start <= f.start <= d.end]
-    if len(fns) != 1:
-        return None
-    return [c.name for c in flow.calls_in(src, fns[0].body)]
+
+    def build():
+        text = env.project.sources.read(sf)
+        if text is None:
+            return ("none",)
+        try:
+            src = flow.parse_source(d.path, text, sf.blob)
+        except ValueError:
+            return ("none",)
+        fns = [f for f in flow.find_functions(src, sym) if f.start <= d.start <= f.end
+               or d.start <= f.start <= d.end]
+        if len(fns) != 1:
+            return ("none",)
+        return ("calls", tuple(c.name for c in flow.calls_in(src, fns[0].body)))
+
+    got = fact_cache(env.project.store).get_or_build(
+        "draftcalls", code_version(__name__), sf.blob, build,
+        {"path": d.path, "symbol": sym, "start": d.start})
+    return list(got[1]) if got[0] == "calls" else None
 
 
 class CallOrderProposer(Proposer):
