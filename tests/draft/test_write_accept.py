@@ -138,3 +138,12 @@ def test_github_and_step_summary_say_drafts_are_unreviewed(tmp_path, monkeypatch
     proj = p.project()
     rep = build_report(proj, lessons=proj.lessons(), findings=[], claims=run_check(proj))
     assert "1 unreviewed draft(s): 1 verified" in step_summary(rep)
+
+
+def test_malformed_claim_file_is_a_config_error(dp, capsys):  # noqa: F811
+    dp.claim_file.parent.mkdir(parents=True)
+    dp.claim_file.write_text('lesson = "docs/lesson.md"\n[[claim]\nid = "x"\n')
+    assert main(["draft", "--pins", dp.pins, "-q", "--write", str(dp.lesson)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "lesson.toml:2: malformed TOML" in err
+    assert dp.claim_file.read_text() == 'lesson = "docs/lesson.md"\n[[claim]\nid = "x"\n'

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 import tempfile
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,7 @@ import tomlkit
 from verifier.draft.model import DRAFT, LessonDraft, Proposal
 from verifier.errors import ConfigError, UsageError
 from verifier.fileio import atomic_write
+from verifier.tomlerrors import read_toml
 
 if TYPE_CHECKING:
     from verifier.project import Project
@@ -87,8 +87,7 @@ def append(project: "Project", draft: LessonDraft) -> tuple[Path, int]:
     if not draft.proposals:
         return path, 0
     if path.is_file():
-        old = path.read_text(encoding="utf-8")
-        data = tomllib.loads(old)
+        data, old = read_toml(path)      # malformed: ConfigError naming file and line
         if "claim" in data and not re.search(r"(?m)^\s*\[\[\s*claim\s*\]\]", old):
             raise ConfigError("claims are written as an inline `claim = [...]` array; "
                               "drafts are appended as [[claim]] tables: convert the file first",
