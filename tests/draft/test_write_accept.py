@@ -147,3 +147,11 @@ def test_malformed_claim_file_is_a_config_error(dp, capsys):  # noqa: F811
     err = " ".join(capsys.readouterr().err.split())
     assert "lesson.toml:2: malformed TOML" in err
     assert dp.claim_file.read_text() == 'lesson = "docs/lesson.md"\n[[claim]\nid = "x"\n'
+
+
+def test_drafts_cannot_turn_a_red_coverage_gate_green(dp, capsys):  # noqa: F811
+    assert main(["coverage", "--pins", dp.pins, "-q", "--min", "50"]) == 1
+    assert main(["draft", "--pins", dp.pins, "-q", "--write", str(dp.lesson)]) == 0
+    assert main(["coverage", "--pins", dp.pins, "-q", "--min", "50"]) == 1
+    out = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert out.startswith("total: 0/") and "more drafted" in out
