@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from verifier.cli.common import err_console, project_from
+from verifier.cli.common import add_global, err_console, project_from
 from verifier.exitcodes import ExitCode
 
 HELP = "manage claim files: `accept ID...` turns drafts into reviewed claims"
@@ -14,7 +14,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="claims_command", metavar="SUBCOMMAND", required=True)
     a = sub.add_parser("accept", help="remove the review = \"draft\" marker of these claims "
                        "(ids as `verifier check` prints them: <course>/<lesson-stem>/<id>)")
-    a.add_argument("ids", nargs="+", metavar="ID")
+    a.add_argument("ids", nargs="+", metavar="ID",
+                   help="a claim id: <course>/<lesson-stem>/<id>, or <id> when unique")
+    add_global(a)
 
 
 def run(args: argparse.Namespace) -> int:
