@@ -4,8 +4,9 @@ Built from `FileFacts` (`verifier/facts`: `facts_for`, `Sym`) of every source fi
 the source layer serves for an upstream at pinned identity (`pinned`) or from the
 pinned release (`release`); files no provider serves are not read, so a name
 defined only there is simply not found (a draft is never grounded in another
-version). The index is cached in the fact cache, keyed by the served files' blobs
-and the code of the extractors and of this module.
+version). The index is cached in the fact cache (plain data), keyed by what decides
+which files are served (the pin, the lock's blobs, the configured providers and
+local stores, the pinned wheels) and by this module's code closure.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from verifier.project import Project
 
 SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".cxx", ".py", ".pyi")
-INDEX_FORMAT = 5
+INDEX_FORMAT = 6
 CONTAINERS = {"struct", "union", "class", "enum", "namespace"}
 CALLABLES = {"function", "method", "constructor"}
 
@@ -76,13 +77,34 @@ class UpstreamIndex:
     unavailable: int                               # known source files not served
     exports: dict[str, tuple[str, ...]] = field(default_factory=dict)   # path -> __all__
 
+    def __post_init__(self) -> None:
+        # by name, best first (the order the fact cache stores them in)
+        self.defs.sort(key=lambda d: (d.name, _rank(d)))
+
+    # ------------------------------------------------------------ fact cache (plain data)
+    def to_plain(self) -> dict:
+        return {"upstream": self.upstream, "unavailable": self.unavailable,
+                "defs": [[*d[:8], list(d.params) if d.params is not None else None, d.owner_kind,
+                          d.origin, d.valued, list(d.defaulted)] for d in self.defs],
+                "modules": self.modules,
+                "namespaces": [[p, list(q)] for (p, q), k in self.scopes.items()
+                               if k == "namespace"],
+                "exports": {p: list(v) for p, v in self.exports.items()}}
+
+    @classmethod
+    def from_plain(cls, d: dict) -> "UpstreamIndex":
+        defs = [Def(r[0], tuple(r[1]), r[2], r[3], r[4], r[5], r[6], r[7],
+                    tuple(r[8]) if r[8] is not None else None, r[9], r[10], bool(r[11]),
+                    tuple(r[12])) for r in d["defs"]]
+        return cls(str(d["upstream"]), defs, dict(d["modules"]),
+                   {(p, tuple(q)): "namespace" for p, q in d["namespaces"]},
+                   int(d["unavailable"]), {p: tuple(v) for p, v in d["exports"].items()})
+
     @cached_property
     def by_name(self) -> dict[str, list[Def]]:
         out: dict[str, list[Def]] = defaultdict(list)
-        for d in self.defs:
+        for d in self.defs:          # sorted by (name, rank): each list is best first
             out[d.name].append(d)
-        for v in out.values():
-            v.sort(key=_rank)
         return dict(out)
 
     @cached_property
@@ -161,13 +183,11 @@ def _build(project: "Project", upstream: str, files: list) -> UpstreamIndex:
         def build(sf=sf):
             data = layer.read(sf)
             if data is None:
-                return None
+                raise ValueError(f"{sf.path}: not served")
             return facts_for(sf.path, data.decode("utf-8", "replace"), sf.blob)
         try:
             facts = file_facts(store, sf.path, sf.blob, build)
         except (UnsupportedLanguage, UnicodeDecodeError, ValueError, RecursionError):
-            continue
-        if facts is None:
             continue
         mod = _module_of(project, upstream, sf.path)
         if mod and (mod not in modules or sf.path.endswith(".py")):
@@ -195,10 +215,7 @@ def _build(project: "Project", upstream: str, files: list) -> UpstreamIndex:
     for alias, paths in aliases.items():
         if alias not in modules and len(set(paths)) == 1:
             modules[alias] = paths[0]
-    idx = UpstreamIndex(upstream, defs, modules, scopes, 0, exports)
-    for view in ("by_name", "by_path", "by_container", "aliases"):
-        getattr(idx, view)      # computed once, stored with the index
-    return idx
+    return UpstreamIndex(upstream, defs, modules, scopes, 0, exports)
 
 
 def _key(project: "Project", upstream: str) -> str:
@@ -234,8 +251,16 @@ def upstream_index(project: "Project", upstream: str) -> UpstreamIndex:
         idx.unavailable = len(paths) - len(files)
         return idx
 
-    return fc.get_or_build("draftindex", version, _key(project, upstream), build,
-                           {"upstream": upstream})
+    key, query = _key(project, upstream), {"upstream": upstream}
+    hit = fc.get("draftindex", version, key, query)
+    if hit is not None:
+        try:
+            return UpstreamIndex.from_plain(hit)
+        except (TypeError, ValueError, KeyError, IndexError):
+            pass                    # signed but not an index: build it again
+    idx = build()
+    fc.put("draftindex", version, key, idx.to_plain(), query)
+    return idx
 
 
 _MEMO: dict[tuple[int, str], tuple["Project", UpstreamIndex]] = {}
