@@ -77,9 +77,12 @@ class UpstreamIndex:
     unavailable: int                               # known source files not served
     exports: dict[str, tuple[str, ...]] = field(default_factory=dict)   # path -> __all__
 
+    presorted: bool = False
+
     def __post_init__(self) -> None:
         # by name, best first (the order the fact cache stores them in)
-        self.defs.sort(key=lambda d: (d.name, _rank(d)))
+        if not self.presorted:
+            self.defs.sort(key=lambda d: (d.name, _rank(d)))
 
     # ------------------------------------------------------------ fact cache (plain data)
     def to_plain(self) -> dict:
@@ -98,7 +101,8 @@ class UpstreamIndex:
                     tuple(r[12])) for r in d["defs"]]
         return cls(str(d["upstream"]), defs, dict(d["modules"]),
                    {(p, tuple(q)): "namespace" for p, q in d["namespaces"]},
-                   int(d["unavailable"]), {p: tuple(v) for p, v in d["exports"].items()})
+                   int(d["unavailable"]), {p: tuple(v) for p, v in d["exports"].items()},
+                   presorted=True)
 
     @cached_property
     def by_name(self) -> dict[str, list[Def]]:
