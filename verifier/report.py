@@ -168,7 +168,10 @@ class Excerpt(_M):
 class Summary(_M):
     lessons: int
     claims: int
-    verdicts: dict[str, int]
+    verdicts: dict[str, int] = Field(description="reviewed claims by verdict (drafts apart)")
+    drafts: dict[str, int] = Field(default_factory=dict,
+                                   description="draft claims (review = \"draft\") by verdict; "
+                                               "a verified draft is unreviewed, not verified")
     findings: dict[str, int]
     sources: dict[str, int]
     exit_code: int

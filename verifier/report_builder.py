@@ -24,6 +24,7 @@ from verifier.report import (CheckTiming, EnvironmentTiming, Excerpt, InternalEr
                              SourceIdentity, Summary, ToolInfo, claim_gid, claim_lesson_key,
                              claim_sort_key, exit_status, finding_lesson_key, finding_sort_key)
 from verifier.results import ClaimResult, Crash, Finding, Severity, Verdict
+from verifier.claims.check import draft_counts
 from verifier.textlines import source_lines
 
 if TYPE_CHECKING:
@@ -274,7 +275,8 @@ def build_report(project: "Project", *, lessons: "list[LessonDoc]",
     code, reasons = exit_status(cl, fs, sources, internal)
     summary = Summary(
         lessons=len(lesson_recs), claims=len(cl),
-        verdicts={v.value: sum(1 for c in cl if c.verdict is v) for v in Verdict},
+        verdicts={v.value: sum(1 for c in cl if c.verdict is v and not c.draft) for v in Verdict},
+        drafts=draft_counts(cl) if any(c.draft for c in cl) else {},
         findings={s.value: sum(1 for f in fs if f.severity is s) for s in Severity},
         sources=dict(sorted(Counter(s.status for s in sources).items())),
         exit_code=int(code), reasons=reasons)

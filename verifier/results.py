@@ -92,6 +92,11 @@ class ClaimResult(BaseModel):
     # what the claim asserted besides `expected` (shown on verified cards)
     symbol: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+    review: str | None = None      # "draft": proposed by `verifier draft`, not reviewed yet
+
+    @property
+    def draft(self) -> bool:
+        return self.review == "draft"
 
 
 @dataclass(frozen=True)

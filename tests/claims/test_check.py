@@ -270,7 +270,9 @@ def test_cli_lesson_by_file_path_and_no_claims(simx, monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out) == {
         "claims": [], "summary": {"total": 0, "verified": 0, "diverged": 0, "stale": 0,
                                   "unavailable": 0, "error": 0, "verified_from_release": 0,
-                                  "by_kind": {}}}
+                                  "by_kind": {}, "reviewed": 0,
+                                  "drafts": {"total": 0, "verified": 0, "diverged": 0,
+                                             "stale": 0, "unavailable": 0, "error": 0}}}
 
 
 def test_ambiguous_fragment_is_noted(simx):

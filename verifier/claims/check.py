@@ -62,7 +62,7 @@ def _result(lc: LoadedClaim, line: int | None, verdict: Verdict, *, actual=None,
     return ClaimResult(id=lc.gid, lesson=lc.lesson, line=line, upstream=lc.upstream or "",
                        kind=c.kind, verdict=verdict, expected=c.expected, actual=actual,
                        evidence=evidence, message=message, course=lc.course, fragment=c.fragment,
-                       symbol=c.symbol, options=dict(c.options))
+                       symbol=c.symbol, options=dict(c.options), review=getattr(c, "review", None))
 
 
 def _error(lc: LoadedClaim, line: int | None, msg: str) -> ClaimResult:
@@ -201,16 +201,30 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
 
 
 def summary(results: list[ClaimResult]) -> dict:
-    """Counts for `verifier check --format json` (a stable interface)."""
+    """Counts for `verifier check --format json` (a stable interface): verdict counts of
+    the reviewed claims; drafts (`review = "draft"`) are counted apart under `drafts` and
+    never as reviewed (`total` counts both)."""
+    reviewed = [r for r in results if not r.draft]
     counts = {v.value: 0 for v in Verdict}
-    for r in results:
+    for r in reviewed:
         counts[r.verdict.value] += 1
     by_kind: dict[str, dict[str, int]] = {}
-    for r in results:
+    for r in reviewed:
         by_kind.setdefault(r.kind, {}).setdefault(r.verdict.value, 0)
         by_kind[r.kind][r.verdict.value] += 1
     # weaker evidence: verified against the pinned release's wheel, pin blob not known
-    release = sum(1 for r in results if r.verdict is Verdict.VERIFIED and r.evidence is not None
+    release = sum(1 for r in reviewed if r.verdict is Verdict.VERIFIED and r.evidence is not None
                   and r.evidence.status == "release")
     return {"total": len(results), **counts, "verified_from_release": release,
-            "by_kind": {k: dict(sorted(v.items())) for k, v in sorted(by_kind.items())}}
+            "by_kind": {k: dict(sorted(v.items())) for k, v in sorted(by_kind.items())},
+            "reviewed": len(reviewed), "drafts": draft_counts(results)}
+
+
+def draft_counts(results: list[ClaimResult]) -> dict[str, int]:
+    """Drafts by verdict (`verified` here means "draft, unreviewed": it verifies, but
+    no person has accepted it)."""
+    drafts = [r for r in results if r.draft]
+    out = {"total": len(drafts)}
+    out.update({v.value: sum(1 for r in drafts if r.verdict is v) for v in Verdict})
+    return out
+

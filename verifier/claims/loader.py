@@ -130,13 +130,15 @@ def load_file(project: "Project", course: str, path: Path) -> list[LoadedClaim]:
             if key:
                 line = _key_line(text, line, key) if key in raw else line
             fields = {k: raw.get(k) for k in ("id", "fragment", "kind", "upstream", "path",
-                                              "symbol", "expected", "note")}
+                                              "symbol", "expected", "note", "review")}
             fields["id"] = cid
             fields["fragment"] = raw.get("fragment") if isinstance(raw.get("fragment"), str) else ""
             fields["kind"] = raw.get("kind") if isinstance(raw.get("kind"), str) else "?"
             for k in ("upstream", "path", "symbol", "note"):
                 if not isinstance(fields[k], str):
                     fields[k] = None
+            if fields["review"] != "draft":
+                fields["review"] = None
             claim = Claim.model_construct(**fields, options={}, runtime=None)
         if claim.id in seen and problem is None:
             problem = f"duplicate claim id {claim.id!r} (first at line {seen[claim.id]})"

@@ -11,6 +11,8 @@
     symbol = "mjSTATE_PHYSICS"             # ... and symbol (kind-specific form)
     expected = ["mjSTATE_QPOS", "mjSTATE_QVEL", "mjSTATE_ACT", "mjSTATE_HISTORY"]
     note = "optional free text"
+    review = "draft"                       # only on drafts (`verifier draft`); a person
+                                           # accepts one by deleting this line
     [claim.options]                        # kind-specific options (see each kind's doc)
     compare = "set"
     [claim.runtime]                        # optional runtime check (runtime stage)
@@ -82,6 +84,9 @@ class Claim(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     runtime: RuntimeCheck | None = None
     note: str | None = None
+    # "draft": proposed by `verifier draft`, not reviewed by a person yet (check reports
+    # it apart and never counts it as reviewed; see docs/claims/README.md)
+    review: Literal["draft"] | None = None
 
     @field_validator("path")
     @classmethod

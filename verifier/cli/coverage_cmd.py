@@ -1,4 +1,4 @@
-"""`verifier coverage`: candidate lesson sentences no claim covers, per lesson."""
+"""`verifier coverage`: checkable lesson sentences no reviewed claim covers, per lesson."""
 
 from __future__ import annotations
 
@@ -8,11 +8,27 @@ import json
 from verifier.cli.check_cmd import add_selection
 from verifier.cli.common import TEXT, add_format
 
-HELP = ("list sentences with code spans, numbers or permalinks that no claim covers, "
-        "per lesson, with a coverage percentage")
+HELP = ("list checkable sentences (code spans, numbers, permalinks) that no reviewed claim "
+        "covers, per lesson, with a coverage percentage; the total is the last line")
+
+EPILOG = """\
+A checkable sentence is a sentence of the lesson model (or a table row) with a code
+span that is code, a number in the prose, or a permalink to a pinned upstream. Not
+candidates: headings, code blocks, $$ maths, table header rows, questions (ending
+in ?/？), pure citation lines (they belong to the sentence before them), formula
+code spans (`vᵀJᵀf=(Jv)ᵀf`), numbers inside $...$, exercise/section numbering
+(练习 1, Exercise 2, §3) and version or commit mentions (lint's VL105 checks them).
+Drafts (review = "draft") never cover; they are counted in the `drafted` column.
+Pages that are not lessons are excluded by rule: glob patterns in groups `index`
+(curriculum.md, guide.md, installation.md, roadmap.md, source-map.md, versions.md,
+index.md, README.md) and `validation` (validation/*, evidence/*, *validation.md),
+matched against the page's path in its docs directory; change them in
+coverage.toml next to pins.toml ([exclude] or [course.<name>.exclude])."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.epilog = EPILOG
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
     add_selection(p)
     add_format(p, [TEXT, "json"])
     p.add_argument("--min", type=float, default=None, metavar="PERCENT",
@@ -22,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verifier.claims.coverage import run_coverage
+    from verifier.claims.coverage import coverage_report
     from verifier.cli import output as o
     from verifier.cli.common import project_from
     from verifier.errors import UsageError
@@ -33,22 +49,26 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--min must be a percentage (0-100), got {args.min}")
     project = project_from(args)
     lessons = select_lessons(project, args.lesson, args.course)
-    report = run_coverage(project, lessons)
+    report, excluded = coverage_report(project, lessons)
     total = sum(r.candidates for r in report)
     covered = sum(r.covered for r in report)
     summary = {"lessons": len(report), "candidates": total, "covered": covered,
-               "percent": round(100.0 * covered / total, 1) if total else 100.0}
+               "percent": round(100.0 * covered / total, 1) if total else 100.0,
+               "drafted": sum(r.drafted for r in report), "excluded": len(excluded)}
     low = [r for r in report if args.min is not None and r.percent < args.min]
     code = ExitCode.FINDINGS if low else ExitCode.OK
     if args.format == "json":
         print(json.dumps({"lessons": [r.model_dump(mode="json") for r in report],
+                          "excluded": [{"lesson": n, "why": w} for n, w in excluded],
                           "summary": summary}, indent=2, ensure_ascii=False))
         return code
-    o.show(o.table(f"claim coverage: {covered:,}/{total:,} candidate sentences "
-                   f"({summary['percent']}%)", ["lesson", "claims", "candidates", "covered", "%"],
+    o.show(o.table(f"claim coverage (reviewed claims): {covered:,}/{total:,} checkable sentences "
+                   f"({summary['percent']}%)",
+                   ["lesson", "claims", "candidates", "covered", "%", "drafted"],
                    [[f"{r.course}/{r.lesson}", f"{r.claims:,}", f"{r.candidates:,}",
-                     f"{r.covered:,}", f"{r.percent}"] for r in report],
-                   right=["claims", "candidates", "covered", "%"]))
+                     f"{r.covered:,}", f"{r.percent}", f"{r.drafted:,}" if r.drafts else "-"]
+                    for r in report],
+                   right=["claims", "candidates", "covered", "%", "drafted"]))
     for r in report:
         if not r.uncovered:
             continue
@@ -59,7 +79,12 @@ def run(args: argparse.Namespace) -> int:
             o.say(f"  {c.line}: [{', '.join(c.reasons)}] {c.text}")
         if len(shown) < len(r.uncovered):
             o.say(f"  ... {len(r.uncovered) - len(shown):,} more (--all)")
-    o.say(f"{o.plural(len(report), 'lesson')}: {covered:,} of {total:,} candidate sentences "
-          f"covered ({summary['percent']}%)" + (f"; exit 1 ({o.plural(len(low), 'lesson')} "
-                                                 f"below {args.min}%)" if low else "; exit 0"))
+    for name, why in excluded:
+        o.note(f"not a lesson: {name} ({why})")
+    o.say(f"total: {covered:,} of {total:,} checkable sentences covered by reviewed claims "
+          f"({summary['percent']}%) in {o.plural(len(report), 'lesson')}; "
+          f"{summary['drafted']:,} more drafted; {o.plural(len(excluded), 'page')} excluded"
+          + (f"; exit 1 ({o.plural(len(low), 'lesson')} below {args.min}%: "
+             + ", ".join(f"{r.course}/{r.lesson} {r.percent}%" for r in low) + ")"
+             if low else "; exit 0"))
     return code

@@ -38,6 +38,8 @@ for _name, _module in [
     ("env", "env_cmd"),
     ("check", "check_cmd"),
     ("coverage", "coverage_cmd"),
+    ("draft", "draft_cmd"),
+    ("claims", "claims_cmd"),
     ("bench", "bench_cmd"),
 ]:
     COMMANDS.register(_name, f"verifier.cli.{_module}")

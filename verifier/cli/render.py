@@ -84,8 +84,10 @@ def claims_table(result: "Run") -> None:
                                                                          if detail else "")
         if c.runtime is not None:
             detail += f" (runtime: {c.runtime.status})"
-        rows.append([c.id, where(paths, c.course, c.lesson, c.line), c.kind,
-                     o.text((c.verdict.value, VERDICT_STYLE[c.verdict.value])), detail])
+        verdict = o.text((c.verdict.value, VERDICT_STYLE[c.verdict.value]))
+        if c.draft:
+            verdict.append(" (draft, unreviewed)", style="yellow")
+        rows.append([c.id, where(paths, c.course, c.lesson, c.line), c.kind, verdict, detail])
     o.show(o.table(f"{o.plural(len(rows), 'claim')}", ["claim", "lesson", "kind", "verdict",
                                                         "detail"], rows))
 

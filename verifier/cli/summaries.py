@@ -28,6 +28,11 @@ def claim_counts(report: "RunReport") -> str:
         if n:
             parts.append(f"{n:,} {v.value}" + (f" ({weak:,} from release files)"
                                                if v is Verdict.VERIFIED and weak else ""))
+    d = s.drafts
+    if d.get("total"):
+        parts.append(f"{d['total']:,} unreviewed draft{'s' if d['total'] != 1 else ''} ("
+                     + ", ".join(f"{d[v.value]:,} {v.value}" for v in Verdict if d.get(v.value))
+                     + "; `verifier claims accept ID` accepts one)")
     return ", ".join(parts) or "none"
 
 

@@ -2,8 +2,9 @@
 tables + `$...$`/`$$...$$` math), keeping exact 1-based line numbers.
 
 Parts: headings, sentences (split on 。！？； and . ! ? ; followed by space or
-end), inline code spans, links (with their label, the code spans inside it
-and the code span right before it), fenced code blocks, math spans, and
+end, never inside a code span or `$...$`; with their char offsets, code spans and
+link targets), inline code spans, links (with their label, the code spans inside
+it and the code span right before it), fenced code blocks, math spans, and
 inline suppressions `<!-- verifier: ignore NAME [NAME...] -->`.
 
 Line numbers of inline parts are found by locating each part in the raw
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
@@ -71,6 +73,10 @@ class Sentence(_Part):
     text: str           # plain text: markup dropped, code spans kept verbatim
     line: int
     block: int
+    start: int = 0      # char offsets into the lesson text of its first and past its last
+    end: int = 0        # character (markup around them, e.g. backticks, not included)
+    code: tuple[str, ...] = ()     # the code spans in it, in order
+    links: tuple[str, ...] = ()    # hrefs of the links whose label is in it, in order
 
 
 class Suppression(_Part):
@@ -92,6 +98,9 @@ class Lesson(BaseModel):
     math: list[MathSpan] = Field(default_factory=list)
     suppressions: list[Suppression] = Field(default_factory=list)
     block_lines: list[tuple[int, int]] = Field(default_factory=list)  # block -> (first, last)
+    # block -> heading | paragraph | item (paragraph in a list item) | quote | fence |
+    #          head (table header cell) | cell (table body cell)
+    block_kinds: list[str] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- math
@@ -157,20 +166,28 @@ _IGNORE = re.compile(r"<!--\s*verifier:\s*ignore\s+(.*?)\s*-->", re.S)
 _SENT_END = re.compile(r"[。！？；]|[.!?;](?=\s|$)")
 
 
-def _locator(raw: str, base_line: int):
-    """Find successive pieces in a block's raw source; return their lines."""
+def _locator(raw: str, base_line: int, base_offset: int = 0):
+    """Find successive pieces in a block's raw source; return their lines and
+    char offsets into the lesson text."""
     cursor = 0
 
-    def find(piece: str) -> int:
+    def find(piece: str) -> tuple[int, int]:
         nonlocal cursor
         if not piece.strip():
-            return base_line + raw.count("\n", 0, cursor)
-        pat = r"\s+".join(re.escape(w) for w in piece.split())
-        m = re.compile(pat).search(raw, cursor)
-        if m is None:
-            return base_line + raw.count("\n", 0, cursor)
-        cursor = m.end()
-        return base_line + raw.count("\n", 0, m.start())
+            return base_line + raw.count("\n", 0, cursor), base_offset + cursor
+        words = piece.split()
+        core = piece.strip()
+        at = raw.find(core, cursor)     # most pieces are verbatim: no regex to compile
+        if at >= 0 or len(words) == 1:
+            span = (at, at + len(core)) if at >= 0 else None
+        else:
+            m = re.compile(r"\s+".join(re.escape(w) for w in words)).search(raw, cursor)
+            span = m.span() if m else None
+        if span is None:
+            return base_line + raw.count("\n", 0, cursor), base_offset + cursor
+        begin = max(span[0] - (len(piece) - len(piece.lstrip())), cursor)
+        cursor = span[1]
+        return base_line + raw.count("\n", 0, span[0]), base_offset + begin
 
     return find
 
@@ -182,13 +199,19 @@ def parse_lesson(text: str) -> Lesson:
     deep_inline = env.get(_DEEP_INLINE, set())
     too_deep = list(env.get(_DEEP, []))
     lines = text.split("\n")
+    line_offsets = [0]
+    for ln in lines:
+        line_offsets.append(line_offsets[-1] + len(ln) + 1)
     headings, sentences, spans, links, blocks, maths, supps = [], [], [], [], [], [], []
     block_lines: list[tuple[int, int]] = []
+    block_kinds: list[str] = []
     pending_supp: list[tuple[tuple[str, ...], int]] = []
     heading_level = None
+    containers: list[str] = []      # open list items / blockquotes / table cells
 
-    def new_block(m) -> int:
+    def new_block(m, kind: str) -> int:
         block_lines.append((m[0] + 1, max(m[0] + 1, m[1])))
+        block_kinds.append(kind)
         idx = len(block_lines) - 1
         for names, line in pending_supp:
             supps.append(Suppression(names=names, line=line, block=idx))
@@ -198,8 +221,13 @@ def parse_lesson(text: str) -> Lesson:
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
             heading_level = int(tok.tag[1:])
+        if tok.type in ("list_item_open", "blockquote_open", "th_open", "td_open"):
+            containers.append(tok.type)
+        elif tok.type in ("list_item_close", "blockquote_close", "th_close", "td_close"):
+            if containers:
+                containers.pop()
         if tok.type == "fence" and tok.map:
-            b = new_block(tok.map)
+            b = new_block(tok.map, "fence")
             lang = (tok.info or "").strip().split()[0].lower() if tok.info.strip() else ""
             blocks.append(CodeBlock(lang=lang, text=tok.content, line=tok.map[0] + 1,
                                     first_line=tok.map[0] + 2, block=b))
@@ -211,45 +239,59 @@ def parse_lesson(text: str) -> Lesson:
             continue
         if tok.type != "inline" or not tok.map:
             continue
-        b = new_block(tok.map)
+        if heading_level is not None:
+            kind = "heading"
+        elif containers and containers[-1] in ("th_open", "td_open"):
+            kind = "head" if containers[-1] == "th_open" else "cell"
+        elif "list_item_open" in containers:
+            kind = "item"
+        elif "blockquote_open" in containers:
+            kind = "quote"
+        else:
+            kind = "paragraph"
+        b = new_block(tok.map, kind)
         if tok.content in deep_inline or any(c.level >= NESTING for c in tok.children or ()):
             too_deep.append((tok.map[0] + 1, max(tok.map[0] + 1, tok.map[1])))
         raw = "\n".join(lines[tok.map[0]:tok.map[1]])
-        find = _locator(raw, tok.map[0] + 1)
+        find = _locator(raw, tok.map[0] + 1, line_offsets[tok.map[0]])
         if heading_level is not None:
             headings.append(Heading(level=heading_level, text=tok.content.strip(),
                                     line=tok.map[0] + 1))
             heading_level = None
-        # plain text with per-character lines, for sentences
-        plain: list[tuple[str, int]] = []
+        # plain text with per-character lines and offsets, for sentences
+        plain: list[_Piece] = []
         link: dict | None = None
         last_code: tuple[str, int] | None = None   # code span + index of the child after it
         children = tok.children or []
         for j, ch in enumerate(children):
+            href = link["href"] if link is not None else None
             if ch.type == "text":
-                line = find(ch.content)
-                plain.append((ch.content, line))
+                line, off = find(ch.content)
+                plain.append(_Piece(ch.content, line, off, None, href))
                 if link is not None:
                     link["text"].append(ch.content)
             elif ch.type == "code_inline":
-                line = find(ch.content)
+                line, off = find(ch.content)
                 spans.append(CodeSpan(text=ch.content, line=line, block=b,
                                       in_link=link is not None))
-                plain.append((ch.content, line))
+                plain.append(_Piece(ch.content, line, off, ch.content, href))
                 if link is not None:
                     link["text"].append(ch.content)
                     link["code"].append(ch.content)
                 last_code = (ch.content, j)
             elif ch.type == "math_inline":
-                line = find(ch.content)
+                line, off = find(ch.content)
                 maths.append(MathSpan(text=ch.content, line=line, display=ch.markup == "$$"))
-                plain.append((f"${ch.content}$", line))
+                plain.append(_Piece(f"${ch.content}$", line, max(0, off - 1), None, href))
             elif ch.type in ("softbreak", "hardbreak"):
-                plain.append((" ", plain[-1][1] if plain else tok.map[0] + 1))
+                prev = plain[-1] if plain else None
+                plain.append(_Piece(" ", prev.line if prev else tok.map[0] + 1,
+                                    prev.off + len(prev.text) if prev else
+                                    line_offsets[tok.map[0]], None, href))
             elif ch.type == "html_inline":
                 for m in _IGNORE.finditer(ch.content):
                     supps.append(Suppression(names=tuple(m.group(1).split()),
-                                             line=find(ch.content), block=b))
+                                             line=find(ch.content)[0], block=b))
             elif ch.type == "link_open":
                 before = None
                 if last_code is not None:
@@ -262,19 +304,25 @@ def parse_lesson(text: str) -> Lesson:
                         "before": before, "line": None, "j": j}
             elif ch.type == "link_close" and link is not None:
                 label = "".join(link["text"])
-                line = find(label) if not link["text"] else None
-                first = next((ln for t, ln in plain[::-1] if t), None)
+                line = find(label)[0] if not link["text"] else None
+                find(link["href"])      # step over the target: later text is after it
+                first = next((p.line for p in plain[::-1] if p.text), None)
                 links.append(Link(href=link["href"], text=label,
                                   line=link["line"] or line or first or tok.map[0] + 1,
                                   block=b, label_code=tuple(link["code"]),
                                   code_before=link["before"]))
+                if not link["text"]:   # an empty label: the link still belongs to the sentence
+                    prev = plain[-1] if plain else None
+                    plain.append(_Piece("", prev.line if prev else tok.map[0] + 1,
+                                        prev.off + len(prev.text) if prev else
+                                        line_offsets[tok.map[0]], None, link["href"]))
                 link = None
             if link is not None and link["line"] is None and ch.type in ("text", "code_inline"):
-                link["line"] = plain[-1][1] if plain else None
+                link["line"] = plain[-1].line if plain else None
         sentences.extend(_sentences(plain, b))
     return Lesson(headings=headings, sentences=sentences, code_spans=spans, links=links,
                   code_blocks=blocks, math=maths, suppressions=supps, block_lines=block_lines,
-                  too_deep=_merge_ranges(too_deep))
+                  block_kinds=block_kinds, too_deep=_merge_ranges(too_deep))
 
 
 def _merge_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -287,23 +335,52 @@ def _merge_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _sentences(plain: list[tuple[str, int]], block: int) -> list[Sentence]:
-    chars: list[str] = []
+class _Piece(NamedTuple):
+    text: str
+    line: int
+    off: int                 # char offset of its first character in the lesson text
+    code: str | None         # the code span's text, when the piece is one
+    href: str | None         # the enclosing link's target, when inside one
+
+
+def _sentences(plain: list[_Piece], block: int) -> list[Sentence]:
+    full = "".join(p.text for p in plain)
     where: list[int] = []
-    for text, line in plain:
-        chars.append(text)
-        where.extend([line] * len(text))
-    full = "".join(chars)
+    offs: list[int] = []
+    owner: list[int] = []       # piece index of every character
+    for k, p in enumerate(plain):
+        where.extend([p.line] * len(p.text))
+        offs.extend(range(p.off, p.off + len(p.text)))
+        owner.extend([k] * len(p.text))
+    starts = [0]                # piece index -> first char index
+    for p in plain:
+        starts.append(starts[-1] + len(p.text))
     out = []
+    # code spans and maths never split a sentence (`f(a. b)`, `$x. y$`)
+    bounds = [m.end() for m in _SENT_END.finditer(full)
+              if plain[owner[m.start()]].code is None
+              and not plain[owner[m.start()]].text.startswith("$")]
+    if not bounds or bounds[-1] < len(full):
+        bounds.append(len(full))
     start = 0
-    for m in _SENT_END.finditer(full):
-        seg = full[start:m.end()]
+    for stop in bounds:
+        seg = full[start:stop]
         if seg.strip():
             lead = len(seg) - len(seg.lstrip())
-            out.append(Sentence(text=seg.strip(), line=where[start + lead], block=block))
-        start = m.end()
-    seg = full[start:]
-    if seg.strip():
-        lead = len(seg) - len(seg.lstrip())
-        out.append(Sentence(text=seg.strip(), line=where[start + lead], block=block))
+            trail = len(seg) - len(seg.rstrip())
+            a, z = start + lead, stop - trail
+            # pieces in the sentence: code spans whose text starts in it; links by any char
+            # (an empty-label link, `[](...)`, belongs to the sentence it ends)
+            k0, k1 = owner[a], owner[z - 1]
+            while k0 > 0 and not plain[k0 - 1].text and starts[k0 - 1] >= a:
+                k0 -= 1
+            while k1 + 1 < len(plain) and not plain[k1 + 1].text and starts[k1 + 1] <= z:
+                k1 += 1
+            ks = range(k0, k1 + 1)
+            code = tuple(plain[k].code for k in ks if plain[k].code is not None
+                         and a <= starts[k] < z)
+            hrefs = tuple(dict.fromkeys(plain[k].href for k in ks if plain[k].href))
+            out.append(Sentence(text=seg.strip(), line=where[a], block=block, start=offs[a],
+                                end=offs[z - 1] + 1, code=code, links=hrefs))
+        start = stop
     return out

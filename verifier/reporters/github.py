@@ -77,6 +77,12 @@ def render(report: RunReport, *, summary_path: str | None = None) -> str:
     errors, warnings = annotations(report)
     lines = [command(level, msg, **props) for _, level, msg, props in errors[:CAP]]
     lines += [command(level, msg, **props) for _, level, msg, props in warnings[:CAP]]
+    d = report.summary.drafts
+    if d.get("total"):      # drafts never pass silently: one line counting the unreviewed
+        lines.append(command("warning", f"{d['total']} draft claim(s) are unreviewed "
+                             f"({d.get('verified', 0)} verify; not counted as verified); "
+                             "review each, then `verifier claims accept ID`",
+                             title="verifier: unreviewed drafts"))
     more_e, more_w = max(0, len(errors) - CAP), max(0, len(warnings) - CAP)
     if more_e or more_w:
         where = "the job summary" if summary_path else "the SARIF/JSON record"
@@ -176,6 +182,9 @@ def step_summary(report: RunReport, env: Mapping[str, str] | None = None) -> str
     head = (f"## verifier: exit code {s.exit_code}"
             + (f" — {', '.join(bad)}" if bad else " — nothing failing"))
     totals = ", ".join(f"{n} {v}" for v, n in s.verdicts.items() if n) or "none"
+    if s.drafts.get("total"):     # drafts apart: unreviewed, never counted as verified
+        totals += (f"; {s.drafts['total']} unreviewed draft(s): "
+                   + ", ".join(f"{n} {v}" for v, n in s.drafts.items() if n and v != "total"))
     lint = ", ".join(f"{n} {k}" for k, n in s.findings.items() if n) or "none"
     out = [MARKER, head, "",
            f"{_plural(s.lessons, 'lesson')} · {_plural(s.claims, 'claim')}: {totals} · "

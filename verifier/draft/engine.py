@@ -1,0 +1,153 @@
+"""Draft claims for the checkable sentences of a lesson that no claim covers."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from verifier.claims.check import locate
+from verifier.claims.coverage import fragment_offset, parsed, split_lessons, unit_of, units
+from verifier.claims.loader import LoadedClaim, load_claims
+from verifier.draft import fragment as fragments
+from verifier.draft.context import Resolver, Sentence, cited, distinctive
+from verifier.draft.index import index_for
+from verifier.draft.model import LessonDraft, Proposal, slug
+from verifier.draft.proposers import PROPOSERS, Env
+from verifier.draft.spans import refs
+
+if TYPE_CHECKING:
+    from verifier.project import LessonDoc, Project
+
+
+def draft_lessons(project: "Project", lessons: "list[LessonDoc]"
+                  ) -> tuple[list[LessonDraft], list[tuple[str, str]]]:
+    """(drafts per lesson, [(page, why not drafted)]) in lesson order."""
+    keep, excluded = split_lessons(project, lessons)
+    existing = load_claims(project, keep)
+    out = []
+    for ld in sorted(keep, key=lambda d: (d.course, d.path)):
+        mine = [lc for lc in existing if (lc.course, lc.lesson) == (ld.course, ld.path)]
+        out.append(draft_lesson(project, ld, mine))
+    return out, sorted((ld.name, why) for ld, why in excluded)
+
+
+def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedClaim]
+                 ) -> LessonDraft:
+    text = lesson.text
+    pins = project.pins
+    ups = [u for u in lesson.upstreams if u in pins.upstream]
+    default_up = next((lc.upstream for lc in claims if lc.upstream and not lc.claim.upstream),
+                      ups[0] if ups else None)
+    us = units(text, pins)
+    covered = set()
+    for lc in claims:
+        off = fragment_offset(lc.claim.fragment, text) if lc.claim.fragment else None
+        u = unit_of(us, off) if off is not None else None
+        if u is not None:
+            covered.add(id(u))
+    todo = [(i, u) for i, u in enumerate(us) if id(u) not in covered]
+    result = LessonDraft(course=lesson.course, lesson=lesson.path, upstream=default_up,
+                         candidates=len(us), uncovered=len(todo), proposals=[])
+    if not ups:
+        result.skipped = [(u.line, "the lesson's course names no pinned upstream")
+                          for _, u in todo]
+        return result
+    indexes = {u: index_for(project, u) for u in ups}
+    model = parsed(text)
+    resolver = Resolver(indexes, text, [c.text for c in model.code_spans])
+    for link in model.links:
+        if not link.label_code and link.text.strip():
+            resolver.labels.setdefault(link.href, []).append(link.text.strip())
+    env = Env(project=project, indexes=indexes, resolver=resolver, default_upstream=ups[0])
+    ids = {lc.claim.id for lc in claims}
+    seen_keys: set[tuple] = set()
+    for ui, u in todo:
+        s = _sentence(project, lesson, text, u, resolver, indexes)
+        props: list[Proposal] = []
+        for proposer in PROPOSERS:
+            if getattr(proposer, "last", False) and props:
+                continue
+            for p in proposer.propose(s, env):
+                s.claimed.add((p.upstream, p.path))
+                if p.symbol:     # a name a claim already locates gets no `symbol` claim too
+                    s.used.add(p.symbol.replace("::", ".").split(".")[-1])
+                props.append(p)
+        kept = 0
+        for p in props:
+            frag = fragments.choose(text, u.start, u.end, p.anchor)
+            if frag is None:
+                continue
+            p.fragment = frag
+            p.line = locate(frag, text) or u.line
+            p.sentence = " ".join(u.text.split())[:200]
+            p.unit = ui
+            if p.key() in seen_keys:
+                continue
+            seen_keys.add(p.key())
+            p.id = _unique(ids, _base_id(p))
+            result.proposals.append(p)
+            kept += 1
+        if not kept:
+            result.skipped.append((u.line, _why_not(s)))
+    return result
+
+
+def _sentence(project, lesson, text, u, resolver, indexes) -> Sentence:
+    s = Sentence(unit=u, lesson=lesson, raw=text[u.start:u.end])
+    s.cited = cited(project, indexes, u.links)
+    cited_paths = {(c.upstream, c.path) for c in s.cited}
+    seen = set()
+    # link labels that are identifiers name the cited code too (`[mj_xfrcAccumulate](...)`)
+    labels = [lab for href in u.links for lab in resolver.labels.get(href, ())
+              if _IDENT.fullmatch(lab) and distinctive(lab.split(".")[-1])]
+    for span in [*u.code, *labels]:
+        for r in refs(span):
+            key = (r.parts, r.call, r.value)
+            if key in seen:
+                continue
+            seen.add(key)
+            h = resolver.resolve(r)
+            if h is None:
+                s.unresolved.append(r)
+                continue
+            if cited_paths:   # prefer a definition in a file the sentence cites
+                defs = sorted(h.defs, key=lambda d: (h.upstream, d.path) not in cited_paths)
+                h = type(h)(h.ref, h.upstream, tuple(defs), h.how)
+            s.hits.append(h)
+    return s
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
+
+
+def _base_id(p: Proposal) -> str:
+    if p.symbol:
+        name = p.symbol.replace("::", ".").split(".")[-1]
+    elif p.anchor:
+        name = p.anchor
+    else:
+        name = f"line-{p.line}"
+    tail = {"symbol": "" if p.expected is not False else "absent", "runtime": "runtime"}
+    suffix = tail.get(p.kind, p.kind.replace("_", "-"))
+    if p.kind == "members" and p.options.get("match") == "count":
+        suffix = "count"
+    if p.kind == "default" and p.options.get("param"):
+        name = p.options["param"]
+    return slug(f"{name}-{suffix}" if suffix else name)
+
+
+def _unique(ids: set[str], base: str) -> str:
+    cand, n = base, 2
+    while cand in ids:
+        cand = f"{base}-{n}"
+        n += 1
+    ids.add(cand)
+    return cand
+
+
+def _why_not(s: Sentence) -> str:
+    if s.cited and not any(c.available for c in s.cited):
+        return "cites only files not available at pinned identity"
+    if s.unit.code and not s.hits:
+        return "names nothing the available pinned source defines"
+    return "states nothing a proposal module can check"

@@ -1,0 +1,161 @@
+"""`default`: the sentence states a default value, read from the sentence:
+
+- `X=V` (a span, or a keyword argument of a call span) in a sentence that says
+  "default"/"默认";
+- "`X` 默认(为|是) V", "`X` defaults to V", "`X` 的默认值为 V";
+- "`X`（默认 V）", "`X` (default: V)";
+- a table row under a header column saying "default"/"默认".
+
+`X` must be a field/attribute of a container, or a parameter of a callable the
+sentence (or the table's introduction, or a cited definition) names, with a default
+at the pin; `V` must be a literal (a number with or without unit, a boolean):
+identifiers, strings and expressions are not proposed (their spelling differs from
+the source's without the meaning differing)."""
+
+from __future__ import annotations
+
+import re
+
+from verifier.draft.context import DEFAULT_WORDS, TYPES
+from verifier.draft.index import CALLABLES
+from verifier.draft.proposers.base import Proposer, literal, proposal, with_constructors
+
+_FIELDS = {"field", "attribute", "variable"}
+_AFTER = re.compile(r"^[`*]*\s*[（(]?\s*(?:的默认值|默认值|默认|缺省值|缺省|defaults? to|by default is|"
+                    r"has a default of|default:?)\s*(?:为|是|取|=|:|：|of)?\s*", re.I)
+
+
+class DefaultProposer(Proposer):
+    name = "default"
+
+    def propose(self, s, env):
+        out = []
+        callables = [h for h in s.hits if h.best.kind in CALLABLES | {"class"}]
+        if s.unit.row:
+            out += self._row(s, env)
+        if not s.says_default:
+            return out
+        # `X=V` spans and keyword arguments
+        pairs = []
+        for h in s.hits:
+            if h.ref.value is not None:
+                pairs.append((h.ref.name, h.ref.value, h.ref.span, h))
+            for k, v in h.ref.kwargs:
+                pairs.append((k, v, h.ref.span, ("param-of", h)))
+        for r in s.unresolved:
+            if r.value is not None and len(r.parts) == 1:
+                pairs.append((r.name, r.value, r.span, None))
+        # "`X` 默认为 V"
+        for h in s.hits:
+            for m in re.finditer(re.escape("`" + h.ref.span + "`"), s.raw):
+                tail = s.raw[m.end():m.end() + 40]
+                a = _AFTER.match(tail)
+                if a:
+                    pairs.append((h.ref.name, tail[a.end():], h.ref.span, h))
+        # a callable the sentence cites (`[add_site](...#L8191)`) takes parameters too
+        for c in s.cited:
+            if c.enclosing is not None and c.enclosing.kind in CALLABLES:
+                from verifier.draft.context import Hit
+                from verifier.draft.spans import Ref
+
+                callables.append(Hit(Ref(c.enclosing.name, (c.enclosing.name,)), c.upstream,
+                                     (c.enclosing,), "cited"))
+        done = set()
+        for name, value, span, where in pairs:
+            ok, v = literal(value)
+            if not ok or name in done:
+                continue
+            p = self._locate(name, v, span, where, callables, s, env)
+            if p is not None:
+                done.add(name)
+                s.used.add(name)
+                out.append(p)
+        return out
+
+    def _locate(self, name, v, span, where, callables, s, env):
+        """A parameter with a default at the pin (of the call span, of a callable the
+        sentence names, of the constructor of the field's class), else a field with an
+        initializer; nothing when the pin has no default there to compare with."""
+        if isinstance(where, tuple):          # a keyword argument of that call
+            h = where[1]
+            for d in with_constructors(env, h.upstream, h.defs):
+                if d.kind in CALLABLES and name in d.defaulted:
+                    return proposal(self.name, "default", h, env, d=d, expected=v,
+                                    options={"param": name}, anchor=span)
+            return None
+        for h in callables:
+            for d in with_constructors(env, h.upstream, h.defs):
+                if name in d.defaulted:
+                    return proposal(self.name, "default", h, env, d=d, expected=v,
+                                    options={"param": name}, anchor=span)
+        cited = {(c.upstream, c.path) for c in s.cited}
+        if where is not None and where.best.container and (
+                where.how in ("qualified", "module", "receiver")
+                or (where.upstream, where.best.path) in cited):
+            f = where.best
+            ctor = self._constructor(env, where.upstream, f, name)
+            if ctor is not None:
+                return proposal(self.name, "default", where, env, d=ctor, expected=v,
+                                options={"param": name}, anchor=span)
+            if f.kind in _FIELDS and f.valued:
+                return proposal(self.name, "default", where, env, expected=v, anchor=span)
+        return None
+
+    @staticmethod
+    def _constructor(env, up, f, name):
+        """The constructor of `f`'s class when it takes `name` with a default
+        (`self.iterations = iterations` is set from `__init__(iterations=2)`)."""
+        for d in env.indexes[up].by_path.get(f.path, []):
+            if d.qual[:-1] == f.qual[:-1] and d.kind in ("constructor", "method") \
+                    and d.name in ("__init__", f.qual[-2]) and name in d.defaulted:
+                return d
+        return None
+
+    def _row(self, s, env):
+        """| `field` | V | ... | under a header with a default column."""
+        header = s.unit.header
+        col = next((i for i, h in enumerate(header) if DEFAULT_WORDS.search(h)), None)
+        if col is None or col == 0 or col >= len(s.unit.cells):
+            return []
+        names = s.unit.cells[0][1]
+        if len(names) != 1:
+            return []
+        ok, v = literal(s.unit.cells[col][0])
+        if not ok:
+            return []
+        name = names[0]
+        # the container: the table's introduction, or a permalink of the row
+        owners = []
+        for span in s.unit.context:
+            from verifier.draft.spans import refs
+
+            for r in refs(span):
+                h = env.resolver.resolve(r)
+                if h is not None:
+                    owners.append(h)
+        for c in s.cited:
+            if c.enclosing is not None:
+                owners.append(c)
+        for o in owners:
+            if hasattr(o, "defs"):
+                up = o.upstream
+                for d in o.defs:
+                    owner = d.container if d.container and d.kind not in TYPES else d.name
+                    for m in env.indexes[up].members(owner):
+                        if m.name == name and m.kind in _FIELDS and m.valued:
+                            s.used.add(name)
+                            return [proposal(self.name, "default", up, env, d=m, expected=v,
+                                             anchor=name)]
+                    if name in d.defaulted:
+                        s.used.add(name)
+                        return [proposal(self.name, "default", up, env, d=d, expected=v,
+                                         options={"param": name}, anchor=name)]
+            else:
+                e = o.enclosing
+                for m in env.indexes[o.upstream].by_path.get(e.path, []):
+                    if m.name == name and m.kind in _FIELDS and m.valued \
+                            and m.qual[:-1] == e.qual:
+                        s.used.add(name)
+                        return [proposal(self.name, "default", o.upstream, env, d=m,
+                                         expected=v, anchor=name)]
+        return []

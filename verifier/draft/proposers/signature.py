@@ -1,0 +1,56 @@
+"""`signature`: the sentence names parameters of a callable it names.
+
+- keyword arguments of a call span (`SensorIMU(model, sites=..., verbose=True)`:
+  `sites`, `verbose`), in the order written (`match = "subset"`);
+- code spans of the sentence that are parameter names of a callable span it names
+  ("`mj_step` 的 `m` 和 `d`").
+
+Positional argument names of a call span are the lesson's own variable names
+(`mj_differentiatePos(model, out_v, ...)` for `m, qvel, ...`): notation, never
+proposed. A callable taking `**kwargs` accepts any keyword: those are not proposed."""
+
+from __future__ import annotations
+
+from verifier.draft.index import CALLABLES
+from verifier.draft.proposers.base import Proposer, proposal
+
+
+def _open_kwargs(params) -> bool:
+    return any(p.startswith("**") for p in params or ())
+
+
+class SignatureProposer(Proposer):
+    name = "signature"
+
+    def propose(self, s, env):
+        out = []
+        for h in s.hits:
+            defs = [d for d in h.defs if d.kind in CALLABLES | {"class"}]
+            if not defs:
+                continue
+            d = defs[0]
+            kw = [k for k, _ in h.ref.kwargs]
+            # keyword arguments are a Python calling convention: checked against Python
+            # definitions or pybind11 bindings, never C/C++ declarations
+            if kw and not any(x.lang == "python" or x.origin == "pybind11" for x in defs):
+                continue
+            d = next(x for x in defs if not kw or x.lang == "python" or x.origin == "pybind11")
+            if kw and h.ref.call:
+                if _open_kwargs(d.params) and not all(k in (d.params or ()) for k in kw):
+                    continue
+                out.append(proposal(self.name, "signature", h, env, d=d, expected=kw,
+                                    options={"match": "subset"}))
+                continue
+            # other spans of the sentence that are its parameters
+            named = [n for n in dict.fromkeys(
+                x.ref.name for x in s.hits if x is not h) if d.params and n in d.params]
+            named += [r.name for r in s.unresolved if len(r.parts) == 1 and d.params
+                      and r.name in d.params and r.name not in named]
+            if named and not h.ref.call:
+                order = [n for n in (r.name for r in [x.ref for x in s.hits] + s.unresolved)
+                         if n in named]
+                out.append(proposal(self.name, "signature", h, env, d=d,
+                                    expected=list(dict.fromkeys(order)),
+                                    options={"match": "subset"}))
+                s.used.update(named)
+        return out

@@ -1,0 +1,43 @@
+"""`symbol`: a code span naming an API the sentence uses exists at the pin; a name
+the sentence says is absent (`没有 X`, "has no X") does not exist in the container
+the sentence names."""
+
+from __future__ import annotations
+
+import re
+
+from verifier.draft.context import TYPES
+from verifier.draft.proposers.base import Proposer, proposal
+
+_PY = re.compile(r"python|pydrake|pybind|绑定|binding", re.I)
+
+
+class SymbolProposer(Proposer):
+    name = "symbol"
+
+    def propose(self, s, env):
+        out = []
+        seen = set()
+        for h in s.hits:
+            d = h.best
+            key = (h.upstream, d.path, d.qual)
+            if h.ref.name in s.used or key in seen or d.kind == "module":
+                continue
+            if s.absent(h.ref.span):
+                continue            # said to be absent, but defined: scope unclear, no claim
+            seen.add(key)
+            out.append(proposal(self.name, "symbol", h, env, expected=True))
+        # absent names: only where the sentence names the container to look in
+        containers = [h for h in s.hits if h.best.kind in TYPES]
+        for r in s.unresolved:
+            if len(r.parts) != 1 or not s.absent(r.span) or not containers:
+                continue
+            h = containers[0]
+            defs = list(h.defs)
+            if _PY.search(s.text):
+                defs.sort(key=lambda d: d.origin != "pybind11")
+            d = defs[0]
+            out.append(proposal(self.name, "symbol", h, env, d=d, expected=False,
+                                symbol=f"{env.symbol(h.upstream, d)}.{r.name}", anchor=r.span,
+                                note=f"the sentence says {d.name} has no {r.name}"))
+        return out
