@@ -30,7 +30,7 @@ import tree_sitter
 
 from verifier.facts import treesitter as ts
 from verifier.facts.model import POSITIONAL_OR_KEYWORD, VAR_POSITIONAL, Param, Sym
-from verifier.facts.names import name_parts, strip_templates
+from verifier.facts.names import name_parts, short_name
 
 _WRAPPERS = {"pointer_declarator", "reference_declarator", "array_declarator",
              "init_declarator", "parenthesized_declarator", "attributed_declarator",
@@ -469,14 +469,6 @@ class _Extractor:
         self.ports(data)
         self.syms.sort(key=lambda s: (s.start, len(s.qual)))
         return self.syms
-
-
-def short_name(callee: str) -> str:
-    """Last component of a callee expression: `this->DeclareVectorInputPort` ->
-    `DeclareVectorInputPort`, `x.template Eval<T>` -> `Eval`."""
-    s = "".join(re.sub(r"\btemplate\s+", "", strip_templates(callee)).split())
-    parts = re.split(r"->|::|\.", s)
-    return (parts[-1] if parts else s) or s
 
 
 def string_arg(args: tree_sitter.Node, index: int) -> str | None:

@@ -35,10 +35,11 @@ KEYWORD_ONLY = "keyword_only"
 VAR_KEYWORD = "var_keyword"
 
 # Names an upstream declares as string literals (a Drake system's port names,
-# `DeclareVectorInputPort("u", ...)`): API names, but not definitions. `children`
+# `DeclareVectorInputPort("u", ...)`; attribute names registered by string,
+# `CustomAttribute(name="x")`): API names, but not definitions. `children`
 # and `find` leave them out unless asked for by kind, so a struct's or class's
 # member list is what it was.
-LITERAL_KINDS = frozenset({"port"})
+LITERAL_KINDS = frozenset({"port", "registered"})
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class Sym:
 
     kinds: function, method, constructor, destructor, class, struct, union, enum,
     enumerator, field, variable, attribute, import, macro, typedef, namespace,
-    module, port (a name declared by a string literal)"""
+    module, port / registered (names declared by a string literal)"""
 
     name: str
     kind: str

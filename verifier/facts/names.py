@@ -53,6 +53,15 @@ def split_symbol(symbol: str) -> tuple[str, ...]:
     return tuple(p for p in (x.strip() for x in re.split(r"::|\.", s)) if p)
 
 
+def short_name(callee: str) -> str:
+    """Last component of a callee expression: `this->DeclareVectorInputPort` ->
+    `DeclareVectorInputPort`, `self._mujoco.mj_step` -> `mj_step`, `x.template Eval<T>`
+    -> `Eval`."""
+    s = "".join(re.sub(r"\btemplate\s+", "", strip_templates(callee)).split())
+    parts = re.split(r"->|::|\.", s)
+    return (parts[-1] if parts else s) or s
+
+
 def name_parts(text: str) -> tuple[str, ...]:
     """A C/C++ declarator name -> its scope parts: `ns::A<B>::f` -> ('ns', 'A', 'f').
     Only `::` separates (a C++ name has no `.`); template arguments are dropped."""

@@ -14,6 +14,9 @@ function body is a symbol, but `self.x` assignments in methods are attributes):
   fields, in order); a string literal right after an assignment is its docstring;
 - `self.<name> = ...` in methods as attributes (origin `__init__` when assigned
   in `__init__`, else `self`), unless the class already names it;
+- attribute names a function registers by string literal (`setattr(obj, "x", ..)`,
+  `add_attribute("x", ..)`, `CustomAttribute(name="x", ..)`): kind `registered`,
+  parent = the function (`LITERAL_KINDS`: out of member lists unless asked for);
 - imports: the bound name (`import a.b` binds `a`), and module-level imports as
   `Import` records (relative level kept; star imports too) for lint's module
   surface; `__all__` (literal list/tuple, `+=`, `.extend`, `.append`);
@@ -27,6 +30,7 @@ would also split at form feeds and shift every later offset.
 from __future__ import annotations
 
 import ast
+import re
 
 from verifier.facts import names
 from verifier.facts.model import (KEYWORD_ONLY, POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD,
@@ -114,9 +118,14 @@ class _Walker:
         self.exports: list[str] | None = None
         self.exports_lines: tuple[int, int] | None = None
         self._next_doc: dict[int, str] = {}
+        self.registers = _REGISTER_HINT.search(src) is not None
 
     def seg(self, node: ast.AST | None) -> str | None:
         return self.src.segment(node)
+
+    def text(self, node: ast.stmt) -> str:
+        """The source lines of a statement."""
+        return "".join(self.src.lines[node.lineno - 1:_end(node)])
 
     def add(self, **kw) -> None:
         self.syms.append(Sym(**kw))
@@ -171,6 +180,8 @@ class _Walker:
         self.add(name=st.name, kind="method" if in_class else "function", qual=scope + (st.name,),
                  start=start, end=_end(st), params=self.params(st, drop), decorators=decos,
                  sig_end=sig_end, doc=_doc(st), line=st.lineno if start != st.lineno else None)
+        if self.registers and _REGISTER_HINT.search(self.text(st)):
+            self.registered(st, scope + (st.name,))
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -297,6 +308,33 @@ class _Walker:
             if not scope:
                 self.imports.append(Import(bound, mod, alias.name, level, st.lineno))
 
+    # ---------------------------------------------------------------- names by string
+    def registered(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qual: tuple[str, ...]) -> None:
+        """Attribute names a function registers by string literal: `setattr(obj, "x",
+        ...)`, `add_attribute("x", ...)` / `register_attribute("x", ...)`, and
+        `...Attribute(name="x", ...)` (directly or through a local alias such as
+        `ca = type(builder).CustomAttribute`). Kind `registered`, parent = the function."""
+        ctors: set[str] = set()
+        calls: list[ast.Call] = []
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call):
+                calls.append(node)
+            elif isinstance(node, ast.Assign) and _callee(node.value).endswith("Attribute"):
+                ctors.update(n.id for t in node.targets for n in target_names(t))
+        for node in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+            callee = _callee(node.func)
+            name = None
+            if callee == "setattr" and len(node.args) >= 2:
+                name = _str(node.args[1])
+            elif callee in _REGISTER_CALLS and node.args:
+                name = _str(node.args[0])
+            elif callee.endswith("Attribute") or callee in ctors:
+                kw = {k.arg: k.value for k in node.keywords if k.arg}
+                name = _str(kw.get("name")) or (_str(node.args[0]) if node.args else None)
+            if name and name.isidentifier():
+                self.add(name=name, kind="registered", qual=qual + (name,), start=node.lineno,
+                         end=_end(node), value=callee, origin="literal")
+
     # ---------------------------------------------------------------- self.x
     def self_attrs(self, cls: ast.ClassDef, scope: tuple[str, ...]) -> None:
         """`self.<name> = ...` in the class's methods: `__init__` first, then the
@@ -312,8 +350,10 @@ class _Walker:
             if not first:
                 continue
             me = first[0].arg
+            if not re.search(rf"\b{re.escape(me)}\.\w+[^=\n]*?(?<![=!<>])=(?!=)", self.text(fn)):
+                continue   # no `me.x = ...` in its text: nothing to walk
             origin = "__init__" if fn.name == "__init__" else "self"
-            for node in ast.walk(fn):
+            for node in _statements(fn.body):
                 targets: list[ast.expr] = []
                 value = None
                 if isinstance(node, ast.Assign):
@@ -330,6 +370,42 @@ class _Walker:
                         self.add(name=t.attr, kind="attribute", qual=q, start=node.lineno,
                                  end=_end(node), value=self.seg(value) if len(targets) == 1
                                  and t is targets[0] else None, origin=origin)
+
+
+# a function worth walking for names registered by string (cheap text test first)
+_REGISTER_HINT = re.compile(r"setattr\(|add_attribute\(|register_attribute\(|Attribute\s*(\(|$)",
+                            re.M)
+_REGISTER_CALLS = {"add_attribute", "register_attribute"}
+
+
+def _callee(node: ast.expr) -> str:
+    """The last name of a callee (or of an expression naming one): `a.b.f` -> `f`."""
+    while isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
+
+
+def _str(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _statements(stmts: list[ast.stmt]):
+    """Every statement in a body, nested blocks (and nested functions) included, in
+    order: assignments are statements, so the expressions need not be walked."""
+    for st in stmts:
+        yield st
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(st, name, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
+        for h in getattr(st, "handlers", None) or []:
+            yield from _statements(h.body)
+        for c in getattr(st, "cases", None) or []:
+            yield from _statements(c.body)
 
 
 def _flatten(targets: list[ast.expr]) -> list[ast.expr]:
