@@ -173,7 +173,7 @@ def introspect(project: "Project", upstream: str, env: EnvHandle) -> tuple[list[
     hit = fc.get("introspect", version, key, {"upstream": upstream, "roots": list(env.roots)})
     notes: list[str] = []
     if hit is None:
-        tmp_root = project.store.root / "tmp"
+        tmp_root = project.store.path("tmp")
         tmp_root.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="introspect-", dir=tmp_root) as d:
             out = Path(d) / "surface.json"
