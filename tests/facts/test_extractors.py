@@ -286,3 +286,29 @@ def test_one_name_normaliser():
     assert names.resolve_relative("pkg.sub.mod", False, "..core") == "pkg.core"
     assert names.resolve_relative("pkg.sub", True, ".x") == "pkg.sub.x"
     assert names.resolve_relative("pkg.sub", True, ".") == "pkg.sub"
+
+
+def test_pybind_class_variable_reused_in_blocks():
+    """Bindings reuse one variable name (`cls`) per class in separate blocks: each
+    `.def` belongs to the class of the declaration in effect where it is written."""
+    src = b"""void Define(py::module m) {
+  {
+    using Class = Rgba;
+    py::class_<Class> cls(m, "Rgba");
+    cls.def("r", &Class::r);
+  }
+  {
+    using Class = MeshSource;
+    py::class_<Class> cls(m, "MeshSource");
+    cls.def("is_path", &Class::is_path);
+  }
+  {
+    auto cls = DefineTemplateClassWithDefault<Box<T>>(m, "Box", param);
+    cls.def("size", &Box<T>::size);
+  }
+}
+"""
+    f = extract_bytes("bindings/pydrake/geometry/geometry_py_common.cc", src, None)
+    got = {s.qual for s in f.syms if s.origin == "pybind11"}
+    assert got == {("Rgba",), ("Rgba", "r"), ("MeshSource",), ("MeshSource", "is_path"),
+                   ("Box",), ("Box", "size")}

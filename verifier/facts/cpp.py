@@ -100,23 +100,36 @@ def _class_call(node: tree_sitter.Node | None) -> str | None:
 
 def pybind(tree: tree_sitter.Tree) -> list[Sym]:
     out: list[Sym] = []
-    var_class: dict[str, str] = {}
+    # variables holding a class object, by name: (declared at, block start, block end, class)
+    var_class: dict[str, list[tuple[int, int, int, str]]] = {}
+
+    def declare(decl: tree_sitter.Node, value: tree_sitter.Node | None) -> None:
+        name = decl.child_by_field_name("declarator")
+        cls = _class_call(value)
+        if name is None or not cls:
+            return
+        block = decl.parent
+        while block is not None and block.type not in ("compound_statement", "translation_unit"):
+            block = block.parent
+        lo, hi = (block.start_byte, block.end_byte) if block is not None else (0, 1 << 62)
+        var_class.setdefault(ts.text(name), []).append((decl.start_byte, lo, hi, cls))
+
+    def class_of(var: tree_sitter.Node) -> str | None:
+        """The class the variable names where it is used: its nearest declaration
+        before the use, in a block that encloses the use (Drake reuses `cls`)."""
+        at = var.start_byte
+        seen = [d for d in var_class.get(ts.text(var), ()) if d[0] < at and d[1] <= at < d[2]]
+        return max(seen)[3] if seen else None
+
     caps = ts.captures("cpp", "cpp_calls", tree.root_node)
     calls = caps.get("call", [])
     # `auto cls = Define...(m, "Name", ...)`
     for call in calls:
-        decl = call.parent
-        if decl is not None and decl.type == "init_declarator":
-            name = decl.child_by_field_name("declarator")
-            cls = _class_call(decl.child_by_field_name("value"))
-            if name is not None and cls:
-                var_class[ts.text(name)] = cls
+        if call.parent is not None and call.parent.type == "init_declarator":
+            declare(call.parent, call.parent.child_by_field_name("value"))
     # `py::class_<X> cls(m, "Name", ...)`
     for decl in caps.get("ctor", []):
-        name = decl.child_by_field_name("declarator")
-        cls = _class_call(decl.child_by_field_name("value"))
-        if name is not None and cls:
-            var_class[ts.text(name)] = cls
+        declare(decl, decl.child_by_field_name("value"))
     ranges: dict[str, tuple[int, int]] = {}
     def position(call: tree_sitter.Node) -> tuple[int, int]:
         # a chain's calls all start where the chain does: order by the `.def` itself
@@ -137,12 +150,12 @@ def pybind(tree: tree_sitter.Tree) -> list[Sym]:
         if root.type == "call_expression":
             owner = _class_call(root)
         elif root.type == "identifier":
-            owner = var_class.get(ts.text(root))
+            owner = class_of(root)
             if owner is None and ts.text(root) == "m":
                 owner = ""
         elif root.type == "pointer_expression":   # (*cls).def / &cls
             inner = root.child_by_field_name("argument")
-            owner = var_class.get(ts.text(inner)) if inner is not None else None
+            owner = class_of(inner) if inner is not None else None
         if owner is None:
             continue
         start, end = cfamily.lines(call)

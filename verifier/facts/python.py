@@ -350,8 +350,8 @@ class _Walker:
             if not first:
                 continue
             me = first[0].arg
-            if not re.search(rf"\b{re.escape(me)}\.\w+[^=\n]*?(?<![=!<>])=(?!=)", self.text(fn)):
-                continue   # no `me.x = ...` in its text: nothing to walk
+            if f"{me}." not in self.text(fn):
+                continue   # no `me.x` in its text: nothing to walk
             origin = "__init__" if fn.name == "__init__" else "self"
             for node in _statements(fn.body):
                 targets: list[ast.expr] = []
