@@ -214,3 +214,54 @@ def test_stub_producer_reads_the_pinned_wheel(tmp_path, monkeypatch):
     # the source index hands it to lint lazily
     idx = build_index(project, "fix")
     assert idx.release_surface() is not None
+
+
+def test_introspection_of_a_ready_environment_found_by_its_marker(tmp_path, monkeypatch):
+    """`ready_env` finds the environment `verifier env create` built for exactly the
+    current runtime pins (by its marker, written last), walks the top-level packages
+    of the pinned wheel, and a lazily re-exported name resolves through it."""
+    import json
+    import subprocess
+
+    from verifier.facts.release import ready_env
+    from verifier.project import load_project
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("VERIFIER_CACHE", str(cache))
+    monkeypatch.setenv("VERIFIER_OFFLINE", "1")
+    repo = make_git_repo(tmp_path / "up", {"README.md": "fixture\n"})
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pins.toml").write_text(f"""schema = 1
+[upstream.fix]
+repo = "{repo.url}"
+commit = "{repo.head}"
+version = "1.0"
+runtime = ["fixpkg==1.0"]
+
+[[upstream.fix.wheel]]
+requirement = "fixpkg==1.0"
+map = [{{ wheel = "fixpkg/", repo = "python/fixpkg/" }}]
+""")
+    whl = make_wheel(tmp_path / "dist", "fixpkg", "1.0", SOURCE)
+    place_wheel_in_cache(cache, "fixpkg==1.0", whl)
+    project = load_project(root / "pins.toml")
+    assert ready_env(project, "fix") is None                  # nothing built yet
+    env_dir = cache / "envs" / "fix-0123456789abcdef"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    site = next(env_dir.glob("lib/python3*/site-packages"))
+    for p, t in SOURCE.items():
+        (site / p).parent.mkdir(parents=True, exist_ok=True)
+        (site / p).write_text(t)
+    marker = {"upstream": "fix", "key": "0123456789abcdef", "requirements": ["fixpkg==0.9"],
+              "python_requirement": None}
+    (env_dir / ".verifier-env.json").write_text(json.dumps(marker))
+    assert ready_env(project, "fix") is None                  # built for other pins
+    marker["requirements"] = ["fixpkg==1.0"]
+    (env_dir / ".verifier-env.json").write_text(json.dumps(marker))
+    env = ready_env(project, "fix")
+    assert env is not None and env.roots == ("fixpkg",) and env.key == "0123456789abcdef"
+    rel = release_index(project, "fix")
+    assert rel is not None and set(rel.producers) == {"introspection"}   # the wheel has no .pyi
+    got = Resolver([rel], release=[]).resolve(_ref("fixpkg.lazy_thing"))
+    assert got.status == "resolved" and got.producer == "introspection"

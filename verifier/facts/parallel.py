@@ -33,6 +33,7 @@ from verifier.codeversion import code_version
 from verifier.facts.cache import FactCache, fact_cache
 from verifier.facts.extract import FACTS, UnsupportedLanguage, extract_bytes
 from verifier.facts.model import FileFacts
+from verifier.facts.projection import module_of, project_file
 
 if TYPE_CHECKING:
     from verifier.project import Project
@@ -157,8 +158,6 @@ def records_for_files(project: "Project", files: list["SourceFile"],
 def symbols_for_files(project: "Project", upstream: str, files: list["SourceFile"],
                       n_jobs: int | None = None) -> tuple[list, dict[str, list[str]]]:
     """(index rows, star_imports) of `files` (usable SourceFiles), in file order."""
-    from verifier.facts.symbols import module_of, project_file
-
     files = [sf for sf in files if sf.blob]
     symbols: list = []
     stars: dict[str, list[str]] = {}

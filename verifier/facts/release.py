@@ -12,8 +12,8 @@ names can still be checked against what the pinned *release* ships:
   (`sources/wheel.WheelSource`) and run through the same Python extractor as
   source files (`facts/python.py`, producer `stub`);
 - **introspection**: a small script (`facts/introspect.py`) run in the upstream's pinned
-  runtime environment (built by `verifier env create`; handed in as an
-  `EnvHandle`, never built here) walks the public modules of the upstream's
+  runtime environment (built by `verifier env create`, found by `ready_env`,
+  never built here) walks the public modules of the upstream's
   packages: `dir()` of each module (so `__dir__`/`__getattr__` re-exports
   count), classes with their methods, properties, attributes and enum values,
   and signatures where `inspect` can read them (producer `introspection`).
@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
+import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
@@ -45,7 +47,7 @@ from verifier.facts.model import (KEYWORD_ONLY, VAR_KEYWORD, VAR_POSITIONAL, Fil
 from verifier.gitblob import blob_sha
 
 if TYPE_CHECKING:
-    from verifier.facts.symbols import SymbolIndex
+    from verifier.facts.projection import SymbolIndex
     from verifier.pins import Upstream, Wheel
     from verifier.project import Project
 
@@ -55,7 +57,7 @@ INTROSPECT_TIMEOUT = 900.0
 
 @dataclass(frozen=True)
 class EnvHandle:
-    """A ready runtime environment of one upstream (see `lint/resolve.runtime_env`)."""
+    """A ready runtime environment of one upstream (`ready_env`)."""
 
     python: Path                       # its interpreter
     key: str                           # hash of its requirements (the env's identity)
@@ -195,14 +197,83 @@ def introspect(project: "Project", upstream: str, env: EnvHandle) -> tuple[list[
     return _records_from(hit, env.label), notes
 
 
+# --------------------------------------------------------------------------- the environment
+
+MARKER = ".verifier-env.json"   # written last by `verifier env create` (runtime/envs.py)
+
+
+def ready_env(project: "Project", upstream: str) -> EnvHandle | None:
+    """The upstream's pinned runtime environment, if `verifier env create` built it
+    for exactly the current `runtime` pins (never built here). Found by its marker
+    file, which the environment builder writes last (a half-built directory has
+    none): same upstream, same requirements, same Python requirement, interpreter
+    present. Read as data so that facts need not import the runtime stage; the
+    packages to walk are the top-level packages of the upstream's own pinned wheels."""
+    import json as _json
+
+    up = project.pins.get(upstream)
+    if not up.runtime:
+        return None
+    root = project.store.path("envs")
+    if not root.is_dir():
+        return None
+    for d in sorted(root.glob(f"{upstream}-*")):
+        try:
+            marker = _json.loads((d / MARKER).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        python = d / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+        if (isinstance(marker, dict) and marker.get("upstream") == upstream
+                and marker.get("requirements") == list(up.runtime)
+                and marker.get("python_requirement") == up.python and python.exists()
+                and marker.get("key")):
+            roots = top_packages(project, upstream)
+            if not roots:
+                return None
+            env = {k: v for k, v in os.environ.items()
+                   if not k.startswith(("PYTHON", "VIRTUAL_ENV", "CONDA"))}
+            env["WARP_CACHE_PATH"] = str(d / ".warp-cache")   # as the runtime runner does
+            env.setdefault("MPLBACKEND", "Agg")
+            return EnvHandle(python=python, key=str(marker["key"]), roots=roots, env=env,
+                             label=f"runtime env {d.name}")
+    return None
+
+
+def top_packages(project: "Project", upstream: str) -> tuple[str, ...]:
+    """Top-level import packages of the upstream's own pinned wheels (`pydrake`,
+    `mujoco`, `warp`): directories at the archive root holding an `__init__.py`."""
+    from verifier.sources.wheel import WheelSource
+
+    out: list[str] = []
+    for wheel in release_wheels(project.pins.get(upstream)):
+        ws = WheelSource(project.store, wheel, offline=project.config.offline,
+                         index_url=project.config.index_url)
+        ws.files()
+        if not ws.archive_name or not ws.archive_name.endswith((".whl", ".zip")):
+            continue
+        try:
+            with zipfile.ZipFile(ws.dir / ws.archive_name) as zf:
+                for n in zf.namelist():
+                    parts = n.split("/")
+                    if len(parts) == 2 and parts[1] in ("__init__.py", "__init__.pyi") \
+                            and parts[0].isidentifier():
+                        out.append(parts[0])
+        except (zipfile.BadZipFile, OSError):
+            continue
+    return tuple(dict.fromkeys(sorted(out)))
+
+
 # --------------------------------------------------------------------------- the index
 
 
 def release_index(project: "Project", upstream: str,
-                  env: EnvHandle | None) -> "SymbolIndex | None":
+                  env: EnvHandle | None | str = "auto") -> "SymbolIndex | None":
     """The pinned release's public surface of `upstream` as an index (rows with
-    evidence `release`), or None when neither producer has anything."""
-    from verifier.facts.symbols import SymbolIndex, project_file
+    evidence `release`), or None when neither producer has anything. `env`: the
+    environment to introspect; "auto" finds the upstream's ready one (`ready_env`)."""
+    if env == "auto":
+        env = ready_env(project, upstream)
+    from verifier.facts.projection import SymbolIndex, project_file
 
     up = project.pins.get(upstream)
     records, producers, notes = stub_records(project, upstream)

@@ -37,10 +37,8 @@ class LintContext:
     def index(self, upstream: str) -> "SymbolIndex":
         if upstream not in self._indexes:
             from verifier.facts.symbols import build_index
-            from verifier.lint.resolve import runtime_env
 
-            self._indexes[upstream] = build_index(
-                self.project, upstream, env=lambda: runtime_env(self.project, upstream))
+            self._indexes[upstream] = build_index(self.project, upstream)
         return self._indexes[upstream]
 
     def source(self, upstream: str, path: str) -> tuple["SourceFile", str | None]:

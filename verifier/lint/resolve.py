@@ -31,14 +31,9 @@ from __future__ import annotations
 import difflib
 import fnmatch
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from verifier.facts.symbols import Symbol, SymbolIndex
 from verifier.lint.shapes import ApiRef
-
-if TYPE_CHECKING:
-    from verifier.facts.release import EnvHandle
-    from verifier.project import Project
 
 CONTAINERS = frozenset({"struct", "class", "enum", "typedef", "union", "namespace"})
 # what `receiver.name` can be: a member, not a parameter or an import binding
@@ -271,26 +266,3 @@ class Resolver:
                          and abs(len(n) - len(name)) <= 2)
         best = difflib.get_close_matches(name, sorted(cands), n=1, cutoff=0.85)
         return best[0] if best else None
-
-
-def runtime_env(project: "Project", upstream: str) -> "EnvHandle | None":
-    """The upstream's pinned runtime environment when it is built and ready (never
-    built here: `verifier env create`), as the release surface's introspection
-    handle; None otherwise."""
-    from verifier.facts.release import EnvHandle
-    from verifier.runtime.envs import EnvSpec, import_name, inspect_env, runner_env
-
-    up = project.pins.get(upstream)
-    if not up.runtime:
-        return None
-    spec = EnvSpec.from_upstream(up)
-    info = inspect_env(project.store, spec)
-    if info.status != "ready":
-        return None
-    from verifier.facts.release import release_wheels
-
-    roots = tuple(dict.fromkeys(import_name(w.name) for w in release_wheels(up)))
-    if not roots:
-        return None
-    return EnvHandle(python=info.python, key=spec.key, roots=roots, env=runner_env(info.path),
-                     label=f"runtime env {spec.dirname}")
