@@ -266,13 +266,54 @@ def top_packages(project: "Project", upstream: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- the index
 
 
+def _release_key(project: "Project", upstream: str, env: EnvHandle | None) -> str | None:
+    """What an assembled release index depends on: the code, the pinned wheels' archives
+    (by their manifests' sha256), the environment and the script. None when a wheel
+    is not available (nothing is cached then)."""
+    from verifier.codeversion import code_version
+    from verifier.sources.wheel import WheelSource
+
+    parts: list = [RELEASE_VERSION, code_version(__name__), upstream]
+    for wheel in release_wheels(project.pins.get(upstream)):
+        ws = WheelSource(project.store, wheel, offline=project.config.offline,
+                         index_url=project.config.index_url)
+        ws.files()
+        manifest = project.store.read_json(ws.dir / "manifest.json")
+        if not ws.archive_name or not isinstance(manifest, dict):
+            return None
+        parts.append([wheel.requirement, ws.archive_name, manifest.get("sha256")])
+    parts.append([env.key, script_digest(), list(env.roots), list(env.paths)] if env else None)
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:20]
+
+
 def release_index(project: "Project", upstream: str,
                   env: EnvHandle | None | str = "auto") -> "SymbolIndex | None":
     """The pinned release's public surface of `upstream` as an index (rows with
     evidence `release`), or None when neither producer has anything. `env`: the
-    environment to introspect; "auto" finds the upstream's ready one (`ready_env`)."""
+    environment to introspect; "auto" finds the upstream's ready one (`ready_env`).
+    The assembled index is cached (symbols section) by `_release_key`."""
+    from verifier.facts.cache import bulk_load
+    from verifier.facts.projection import SymbolIndex
+
     if env == "auto":
         env = ready_env(project, upstream)
+    assert not isinstance(env, str)
+    key = _release_key(project, upstream, env)
+    path = project.store.path("symbols", f"release-{upstream}-{key}.json") if key else None
+    if path is not None:
+        try:
+            with bulk_load():
+                return SymbolIndex.model_validate_json(path.read_bytes())
+        except (OSError, ValueError):
+            pass   # absent or corrupt: built and written below
+    index = _build_release_index(project, upstream, env)
+    if path is not None and index is not None:
+        project.store.write_bytes(path, index.model_dump_json(exclude_defaults=True).encode())
+    return index
+
+
+def _build_release_index(project: "Project", upstream: str,
+                         env: EnvHandle | None) -> "SymbolIndex | None":
     from verifier.facts.projection import SymbolIndex, project_file
 
     up = project.pins.get(upstream)
