@@ -163,14 +163,18 @@ def _prev_non_comment(node: tree_sitter.Node) -> tree_sitter.Node | None:
     return p
 
 
-def leading_doc(node: tree_sitter.Node) -> str | None:
-    """The comment block right above `node` (see the module docstring)."""
+def leading_doc(node: tree_sitter.Node, rows: frozenset[int] | None = None) -> str | None:
+    """The comment block right above `node` (see the module docstring); `rows`: the
+    rows that may hold a comment (a quick no)."""
     anchor = node
     while anchor.parent is not None and (
             anchor.parent.type == "template_declaration"
             or (anchor.parent.type in _ANCHORS
                 and anchor.parent.start_point.row == anchor.start_point.row)):
         anchor = anchor.parent
+    if rows is not None and anchor.start_point.row - 1 not in rows \
+            and anchor.start_point.row not in rows:
+        return None
     chain: list[tree_sitter.Node] = []
     row = anchor.start_point.row
     p = anchor.prev_sibling
@@ -187,9 +191,11 @@ def leading_doc(node: tree_sitter.Node) -> str | None:
     return "\n".join(docs) or None
 
 
-def trailing_doc(node: tree_sitter.Node) -> str | None:
+def trailing_doc(node: tree_sitter.Node, rows: frozenset[int] | None = None) -> str | None:
     """A comment on the same line after `node` (skipping a `,` or `;`)."""
     row = node.end_point.row
+    if rows is not None and row not in rows:
+        return None
     n = node.next_sibling
     while n is not None and n.type in (",", ";") and n.start_point.row == row:
         n = n.next_sibling
@@ -209,8 +215,8 @@ def brace_doc(node: tree_sitter.Node) -> str | None:
     return None
 
 
-def doc_of(node: tree_sitter.Node, trail: tree_sitter.Node | None = None) -> str | None:
-    return leading_doc(node) or trailing_doc(trail or node)
+def doc_of(node: tree_sitter.Node, rows: frozenset[int] | None = None) -> str | None:
+    return leading_doc(node, rows) or trailing_doc(node, rows)
 
 
 # --------------------------------------------------------------------------- the visitor
@@ -224,6 +230,10 @@ class _Extractor:
         self.syms: list[Sym] = []
         self.seen: set[tuple[str, tuple[str, ...], int]] = set()
         self.functions: dict[tuple[int, int], Sym] = {}   # function_definition span -> its Sym
+        self._scopes: dict[tuple[int, int, str], tuple[str, ...] | None] = {}
+        # rows that may hold a comment: doc comments are looked for only next to these
+        rows = {i for i, ln in enumerate(data.split(b"\n")) if b"//" in ln or b"*/" in ln}
+        self.comment_rows = frozenset(rows)
 
     # ------------------------------------------------------------------ scope
     def tag_name(self, node: tree_sitter.Node) -> str | None:
@@ -242,22 +252,36 @@ class _Extractor:
 
     def scope(self, node: tree_sitter.Node) -> tuple[str, ...] | None:
         """Enclosing scope names (outermost first); None inside a function body."""
-        out: list[str] = []
-        p = node.parent
+        return self._scope_of(node.parent)
+
+    def _scope_of(self, p: tree_sitter.Node | None) -> tuple[str, ...] | None:
+        """The scope a node inside `p` is in (memoised per ancestor: a file's
+        declarations share their few enclosing scopes)."""
+        chain: list[tree_sitter.Node] = []
+        base: tuple[str, ...] | None = ()
         while p is not None:
-            t = p.type
-            if t in ("compound_statement", "lambda_expression"):
-                return None
-            if t == "namespace_definition":
-                n = p.child_by_field_name("name")
-                if n is not None:
-                    out[0:0] = name_parts(ts.text(n))
-            elif t in _CLASSLIKE or t == "enum_specifier":
-                name = self.tag_name(p)
-                if name:
-                    out.insert(0, name)
+            key = (p.start_byte, p.end_byte, p.type)
+            if key in self._scopes:
+                base = self._scopes[key]
+                break
+            chain.append(p)
             p = p.parent
-        return tuple(out)
+        for q in reversed(chain):
+            key = (q.start_byte, q.end_byte, q.type)
+            if base is not None:
+                t = q.type
+                if t in ("compound_statement", "lambda_expression"):
+                    base = None
+                elif t == "namespace_definition":
+                    n = q.child_by_field_name("name")
+                    if n is not None:
+                        base = base + name_parts(ts.text(n))
+                elif t in _CLASSLIKE or t == "enum_specifier":
+                    name = self.tag_name(q)
+                    if name:
+                        base = base + (name,)
+            self._scopes[key] = base
+        return base
 
     def add(self, sym: Sym) -> Sym | None:
         key = (sym.kind, sym.qual, sym.start)
@@ -291,7 +315,7 @@ class _Extractor:
         line = fd.start_point.row + 1
         # a declaration's range is the declaration, a definition's the whole definition
         sym = self.add(Sym(name=name, kind=kind, qual=qual, start=start, end=end,
-                           params=params_of(fd), sig_end=lines(fd)[1], doc=doc_of(node),
+                           params=params_of(fd), sig_end=lines(fd)[1], doc=doc_of(node, self.comment_rows),
                            line=line if line != start else None))
         if sym is not None and node.type == "function_definition":
             self.functions[(node.start_byte, node.end_byte)] = sym
@@ -318,7 +342,7 @@ class _Extractor:
             typ = node.child_by_field_name("type")
             kind = "field" if (cap == "field" or in_class) else "variable"
             self.add(Sym(name=parts[-1], kind=kind, qual=scope + parts, start=start, end=end,
-                         value=value, doc=doc_of(node),
+                         value=value, doc=doc_of(node, self.comment_rows),
                          params=(Param(parts[-1], value, ts.text(typ) if typ else None),)))
 
     def visit_field(self, node, scope, in_class) -> None:
@@ -335,7 +359,7 @@ class _Extractor:
             n = node.child_by_field_name("name")
             line = n.start_point.row + 1 if n is not None else start
             self.add(Sym(name=name, kind=kind, qual=scope + (name,), start=start, end=end,
-                         doc=leading_doc(node) or brace_doc(node), value=value or None,
+                         doc=leading_doc(node, self.comment_rows) or brace_doc(node), value=value or None,
                          line=line if line != start else None))
 
     def visit_class(self, node, scope, in_class) -> None:
@@ -358,7 +382,7 @@ class _Extractor:
         start, end = lines(node)
         self.add(Sym(name=ts.text(n), kind="enumerator", qual=scope + (ts.text(n),),
                      start=start, end=end, value=ts.text(v).strip() if v else None,
-                     doc=doc_of(node)))
+                     doc=doc_of(node, self.comment_rows)))
 
     def visit_typedef(self, node, scope, in_class) -> None:
         start, end = lines(node)
@@ -368,7 +392,7 @@ class _Extractor:
             if n is not None:
                 self.add(Sym(name=ts.text(n), kind="typedef", qual=scope + (ts.text(n),),
                              start=start, end=end, value=ts.text(t) if t else None,
-                             doc=doc_of(node)))
+                             doc=doc_of(node, self.comment_rows)))
             return
         typ = node.child_by_field_name("type")
         target, tag, doc = None, False, None
@@ -378,7 +402,7 @@ class _Extractor:
                 n = typ.child_by_field_name("name")
                 target = name_parts(ts.text(n))[-1] if n is not None else None
                 tag = True
-                doc = leading_doc(node) or brace_doc(typ)
+                doc = leading_doc(node, self.comment_rows) or brace_doc(typ)
             else:
                 target = ts.text(typ)
         for d in node.children_by_field_name("declarator"):
@@ -386,7 +410,7 @@ class _Extractor:
             if parts and target and parts[-1] != target:
                 # origin "tag": the typedef names a struct/enum/union tag (`mjData` -> `mjData_`)
                 self.add(Sym(name=parts[-1], kind="typedef", qual=scope + parts[-1:],
-                             start=start, end=end, value=target, doc=doc or doc_of(node),
+                             start=start, end=end, value=target, doc=doc or doc_of(node, self.comment_rows),
                              origin="tag" if tag else None))
 
     def visit_namespace(self, node, scope, in_class) -> None:
@@ -410,7 +434,7 @@ class _Extractor:
         end = lines(v)[1] if v is not None else start
         vtext = ts.text(v) if v is not None else ""
         inline = re.search(r"//(.*)$|/\*(.*?)\*/\s*$", vtext, flags=re.S)
-        doc = leading_doc(node) or (clean_comment(inline.group(0)) if inline else None)
+        doc = leading_doc(node, self.comment_rows) or (clean_comment(inline.group(0)) if inline else None)
         self.add(Sym(name=ts.text(n), kind="macro", qual=(ts.text(n),), start=start, end=end,
                      value=macro_value(vtext) if v is not None else None, params=params,
                      doc=doc))

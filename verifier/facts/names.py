@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+_INNER = re.compile(r"<[^<>]*>")
 _OPERATOR = re.compile(r"operator\s*(<<=|>>=|<=>|<<|>>|<=|>=|<|>|\(\)|\[\]|[^\s(]*)")
 
 
@@ -20,7 +21,13 @@ def strip_templates(s: str) -> str:
     other operator names are kept intact."""
     if "<" not in s:
         return s
-    out: list[str] = []
+    if "operator" not in s:    # fast path: innermost `<...>` groups away until none is left
+        prev = None
+        while prev != s and "<" in s:
+            prev, s = s, _INNER.sub("", s)
+        if "<" not in s and ">" not in s:
+            return s
+    out: list[str] = []   # unbalanced or operator names: the balanced scan
     depth = 0
     i = 0
     while i < len(s):
