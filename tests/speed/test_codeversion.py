@@ -59,7 +59,7 @@ def test_closure_reaches_what_the_old_hand_lists_missed():
     sym = closure("verifier.facts.symbols")
     assert {"facts/treesitter.py", "facts/parallel.py", "facts/__init__.py",
             "__init__.py"} <= set(sym)
-    assert any(p.endswith("_symbols.scm") for p in sym)
+    assert any(p.endswith("_defs.scm") for p in sym)    # the queries the extractors load
     assert "textlines.py" in closure("verifier.claims.kinds.text")
     assert "project.py" not in closure("verifier.facts.flow")     # TYPE_CHECKING only
 
@@ -100,7 +100,7 @@ def test_editing_textlines_changes_the_text_kind_key_and_not_unrelated_ones(tmp_
 def test_editing_a_query_file_changes_the_key(tmp_path):
     root = _copy(tmp_path)
     v = code_version("verifier.facts.symbols", root=root)
-    q = sorted((root / "facts" / "queries").glob("*_symbols.scm"))[0]
+    q = sorted((root / "facts" / "queries").glob("*_defs.scm"))[0]
     _edit(q)
     codeversion.clear()
     assert code_version("verifier.facts.symbols", root=root) != v

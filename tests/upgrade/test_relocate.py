@@ -182,11 +182,12 @@ def test_edit_pins_touches_only_identity_strings():
 
 
 def test_symbol_anchor_prefers_the_method_the_range_sits_on():
-    from verifier.upgrade.symbols import Symbol, anchor
+    from verifier.facts.model import Sym
+    from verifier.upgrade.relocate import anchor_of as anchor
 
-    cls = Symbol("Solver", 1, 500)
-    meth = Symbol("Solver.validate", 100, 118)
-    other = Symbol("Solver.step", 120, 160)
+    cls = Sym("Solver", "class", ("Solver",), 1, 500)
+    meth = Sym("validate", "method", ("Solver", "validate"), 100, 118)
+    other = Sym("step", "method", ("Solver", "step"), 120, 160)
     assert anchor([cls, meth, other], 100, 121) == meth   # range runs 3 lines past the method
     assert anchor([cls, meth, other], 90, 200) == cls
     assert anchor([cls, meth], 600, 610) is None

@@ -3,16 +3,14 @@
 Export macros (`MJAPI`, ...) are blanked to the same length before parsing
 (`treesitter.blank_macros`), so `include/mujoco/mujoco.h` parses cleanly and
 line numbers are unchanged. Headers that look like C++ go to `facts/cpp.py`
-(see `facts.source_facts`)."""
+(see `facts.extract.facts_for`)."""
 
 from __future__ import annotations
 
 from verifier.facts import cfamily
-from verifier.facts.model import FileFacts, cached_facts
-
-EXTRACTOR = __name__   # in-process memo key; persistent keys use code_version
+from verifier.facts.model import FileFacts
 
 
 def extract(path: str, data: bytes, blob: str | None = None) -> FileFacts:
-    return cached_facts(EXTRACTOR, path, blob, data,
-                        lambda: cfamily.extract("c", path, data, blob)[0])
+    syms, _tree, errors = cfamily.extract("c", path, data, blob)
+    return FileFacts(path=path, blob=blob, lang="c", syms=tuple(syms), parse_errors=errors)

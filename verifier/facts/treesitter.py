@@ -40,12 +40,27 @@ def query(lang: str, name: str) -> tree_sitter.Query:
     return tree_sitter.Query(language(lang), text)
 
 
+def _pos(n: tree_sitter.Node) -> tuple[int, int]:
+    return n.start_byte, n.end_byte
+
+
 def captures(lang: str, name: str, node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
-    return tree_sitter.QueryCursor(query(lang, name)).captures(node)
+    """Captures by name, each list in document order. (py-tree-sitter returns the
+    same set in an order that varies from one process to the next: measured on a
+    Drake bindings file, three runs gave three orders.)"""
+    caps = tree_sitter.QueryCursor(query(lang, name)).captures(node)
+    return {k: sorted(v, key=_pos) for k, v in sorted(caps.items())}
 
 
 def matches(lang: str, name: str, node: tree_sitter.Node):
-    return tree_sitter.QueryCursor(query(lang, name)).matches(node)
+    """Matches in document order of their first captured node (see `captures`)."""
+    got = tree_sitter.QueryCursor(query(lang, name)).matches(node)
+
+    def key(m):
+        pos = sorted(_pos(n) for ns in m[1].values() for n in ns)
+        return (pos[0] if pos else (0, 0), m[0], pos)
+
+    return sorted(got, key=key)
 
 
 def blank_macros(data: bytes) -> bytes:

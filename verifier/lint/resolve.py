@@ -1,36 +1,47 @@
 """Resolve an API reference (`verifier.lint.shapes.ApiRef`) in the symbol
-indexes of a lesson's upstreams.
+indexes of a lesson's upstreams — projections of the one fact model
+(`facts/model.FileFacts`, `facts/symbols.py`) — and, where the source gives no
+answer, in the pinned release's public surface (`facts/release.py`).
 
 Order: lesson-local names (bound in the lesson's own Python blocks); Python
 module paths (`newton.intersect_ray`, `mujoco.mjtObj.mjOBJ_SENSOR`: each step a
 submodule or a name the module binds; a module that star-imports a compiled
 extension of a C library exposes that library's C API, as MuJoCo's bindings
-do); `Container.member` (struct/class/enum and a member of it); a single name
-anywhere; `receiver.….name` with an untyped receiver (`data.qpos`,
+do); `Container.member` (struct/class/enum/namespace and a member of it); a
+single name anywhere; `receiver.….name` with an untyped receiver (`data.qpos`,
 `plant.get_x()`): the last meaningful name as a member anywhere, or MuJoCo-
 style named access (`data.sensor(name).data` -> field `sensordata`).
 
-Unresolved is conclusive ("not found") when every index involved is complete,
-when a Python module path left the indexed module surface, or when a
-near-identical name exists (a likely rename or typo); otherwise it is
-inconclusive (the sources that might define it are unavailable).
+Then the release surface, when the source did not resolve the name: the same
+strategies over the release index (`.pyi` stubs of the pinned wheel,
+introspection of the pinned runtime environment). A name found there is
+`resolved` with `evidence="release"` and `producer` saying which one answered;
+a name absent there too, while the source is not available, stays
+`inconclusive` with `release="absent"` ("not in the pinned release") — never
+passed, never an error by itself.
+
+Unresolved is conclusive ("not found") only when every index involved is
+complete, or a Python module path left a module whose file is indexed. A
+near-identical name (a likely rename or typo) is reported as `suggestion`; it
+does not make an unverifiable name conclusive.
 """
 
 from __future__ import annotations
 
 import difflib
 import fnmatch
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from verifier.facts.symbols import Symbol, SymbolIndex
 from verifier.lint.shapes import ApiRef
 
-CONTAINERS = {"struct", "class", "enum", "typedef", "pybind_class"}
+CONTAINERS = frozenset({"struct", "class", "enum", "typedef", "union", "namespace"})
 # what `receiver.name` can be: a member, not a parameter or an import binding
-MEMBER_KINDS = {"field", "attribute", "method", "pybind_def", "enum_constant", "function",
-                "class", "pybind_class", "variable", "macro", "module"}
+MEMBER_KINDS = frozenset({"field", "attribute", "method", "constructor", "enumerator",
+                          "function", "class", "struct", "union", "enum", "variable", "macro",
+                          "module", "typedef", "registered"})
 # prefer definitions over re-export bindings over parameter names
-_RANK = {"import": 1, "parameter": 2}
+_RANK = {"import": 1, "parameter": 2, "keyword": 2, "port": 2, "registered": 2}
 
 
 @dataclass(frozen=True)
@@ -40,32 +51,66 @@ class Resolution:
     upstream: str | None = None
     symbol: Symbol | None = None
     suggestion: str | None = None
+    evidence: str | None = None    # resolved: pinned | release (the row's evidence)
+    producer: str | None = None    # resolved: source | stub | introspection
+    release: str | None = None     # the release surface: "found" | "absent" | None (not asked)
 
 
 class Resolver:
-    def __init__(self, indexes: list[SymbolIndex], local_names: set[str] | frozenset = frozenset()):
+    def __init__(self, indexes: list[SymbolIndex], local_names: set[str] | frozenset = frozenset(),
+                 *, release: list[SymbolIndex] | None = None):
         self.indexes = indexes
         self.local = set(local_names)
+        self._release = release
 
     @property
     def complete(self) -> bool:
         return bool(self.indexes) and all(i.complete for i in self.indexes)
 
-    def _any(self, name: str, kinds: set[str] | None = None) -> tuple[SymbolIndex, Symbol] | None:
+    @property
+    def release_indexes(self) -> list[SymbolIndex]:
+        """The release surfaces of the indexes (built on first use)."""
+        if self._release is None:
+            self._release = [r for r in (i.release_surface() for i in self.indexes) if r]
+        return self._release
+
+    def resolve(self, ref: ApiRef) -> Resolution:
+        res = self._resolve(ref)
+        if res.status == "resolved" or res.how == "empty":
+            return res
+        rel = self.release_indexes
+        if not rel:
+            return res
+        got = Resolver(rel, self.local, release=[])._resolve(ref)
+        if got.status == "resolved":
+            via = ", ".join(f"{k}: {v}" for r in rel for k, v in sorted(r.producers.items()))
+            return replace(got, how=f"{got.how} — in the pinned release ({via}), not in the "
+                                    f"available sources", release="found")
+        return replace(res, how=f"{res.how}; not in the pinned release either", release="absent",
+                       suggestion=res.suggestion or got.suggestion)
+
+    def _any(self, name: str, kinds: frozenset[str] | None = None
+             ) -> tuple[SymbolIndex, Symbol] | None:
         best = None
         for idx in self.indexes:
-            for s in idx.lookup(name):
-                if kinds is None or s.kind in kinds:
-                    key = (_RANK.get(s.kind, 0), s.path, s.line)
-                    if best is None or key < best[0]:
-                        best = (key, idx, s)
+            s = idx.best(name, kinds, _RANK)
+            if s is not None:
+                key = (_RANK.get(s.kind, 0), s.path, s.line)
+                if best is None or key < best[0]:
+                    best = (key, idx, s)
         return (best[1], best[2]) if best else None
 
     def _where(self, s: Symbol) -> str:
-        return f"{s.kind} in {s.path}:{s.line}" + (f" (of {s.parent})" if s.parent and
-                                                    s.parent != s.module else "")
+        at = f"{s.path}:{s.line}" if s.line else f"{s.path} ({s.producer})"
+        return f"{s.kind} in {at}" + (f" (of {s.parent})" if s.parent and
+                                       s.parent != s.module else "")
 
-    def resolve(self, ref: ApiRef) -> Resolution:
+    def _hit(self, how: str, idx: SymbolIndex, s: Symbol | None = None) -> Resolution:
+        return Resolution("resolved", how, idx.upstream, s,
+                          evidence=s.evidence if s is not None else idx.evidence,
+                          producer=s.producer if s is not None else None)
+
+    def _resolve(self, ref: ApiRef) -> Resolution:
         segs = list(ref.segments)
         if segs and segs[-1] == "*":
             segs.pop()
@@ -75,27 +120,40 @@ class Resolver:
             return self._glob(segs[-1])
         if segs[0] in self.local and (len(segs) == 1 or ref.leading_dot):
             return Resolution("resolved", "defined in the lesson's own code")
+        miss = None
         for idx in self.indexes:
             if segs[0] in idx.modules and not ref.leading_dot:
-                return self._module(idx, segs)
+                got = self._module(idx, segs)
+                if got.status == "resolved":
+                    return got
+                miss = miss or got
         hit = self._any(segs[0], CONTAINERS)
+        if miss is not None:
+            # `mujoco::usd::LayerSink`: a C++ namespace named like a Python package
+            if hit and len(segs) >= 2:
+                for i in self.indexes:
+                    m = i.member(segs[0], segs[1])
+                    if m:
+                        return self._hit(f"`{segs[1]}` is a member of `{segs[0]}` "
+                                         f"({self._where(m[0])})", i, m[0])
+            return miss
         if hit and len(segs) >= 2 and not ref.leading_dot:
-            idx, sym = hit
             for i in self.indexes:
                 m = i.member(segs[0], segs[1])
                 if m:
-                    return Resolution("resolved", f"`{segs[1]}` is a member of `{segs[0]}` "
-                                      f"({self._where(m[0])})", i.upstream, m[0])
+                    return self._hit(f"`{segs[1]}` is a member of `{segs[0]}` "
+                                     f"({self._where(m[0])})", i, m[0])
             loose = self._any(segs[-1], MEMBER_KINDS)
             if loose:
-                return Resolution("resolved", f"`{segs[-1]}` found as {self._where(loose[1])}; "
-                                  f"not as a direct member of `{segs[0]}` (bases not followed)",
-                                  loose[0].upstream, loose[1])
-            return self._missing(segs[-1], f"`{segs[0]}` has no member `{segs[1]}`")
+                return self._hit(f"`{segs[-1]}` found as {self._where(loose[1])}; "
+                                 f"not as a direct member of `{segs[0]}` (bases not followed)",
+                                 loose[0], loose[1])
+            return self._missing(segs[-1], f"`{segs[0]}` has no member `{segs[1]}`",
+                                 conclusive=len(segs) == 2 and self.closed(segs[0]))
         if len(segs) == 1 and not ref.leading_dot:
             hit = self._any(segs[0])
             if hit:
-                return Resolution("resolved", self._where(hit[1]), hit[0].upstream, hit[1])
+                return self._hit(self._where(hit[1]), hit[0], hit[1])
             return self._missing(segs[0], f"no symbol `{segs[0]}`")
         # untyped receiver: the last meaningful name as a member anywhere
         last = segs[-1]
@@ -104,12 +162,12 @@ class Resolver:
             for cand in (segs[-2] + last, f"{segs[-2]}_{last}"):
                 hit = self._any(cand, MEMBER_KINDS)
                 if hit:
-                    return Resolution("resolved", f"named access `{segs[-2]}(…).{last}` -> "
-                                      f"`{cand}`: {self._where(hit[1])}", hit[0].upstream, hit[1])
+                    return self._hit(f"named access `{segs[-2]}(…).{last}` -> "
+                                     f"`{cand}`: {self._where(hit[1])}", hit[0], hit[1])
         hit = self._any(last, MEMBER_KINDS)
         if hit:
-            return Resolution("resolved", f"`{last}` resolved as a member anywhere in the index "
-                              f"(receiver untyped): {self._where(hit[1])}", hit[0].upstream, hit[1])
+            return self._hit(f"`{last}` resolved as a member anywhere in the index "
+                             f"(receiver untyped): {self._where(hit[1])}", hit[0], hit[1])
         return self._missing(last, f"no member `{last}` anywhere")
 
     # ------------------------------------------------------------------ helpers
@@ -118,8 +176,7 @@ class Resolver:
             for name in idx.by_name:
                 if fnmatch.fnmatchcase(name, pattern):
                     s = idx.by_name[name][0]
-                    return Resolution("resolved", f"`{pattern}` matches `{name}` "
-                                      f"({self._where(s)})", idx.upstream, s)
+                    return self._hit(f"`{pattern}` matches `{name}` ({self._where(s)})", idx, s)
         return self._missing(pattern.replace("*", ""), f"nothing matches `{pattern}`",
                              glob=True)
 
@@ -134,45 +191,71 @@ class Resolver:
             if bound:
                 rest = segs[i + 1:]
                 if not rest:
-                    return Resolution("resolved", f"module `{mod}` binds `{name}` "
-                                      f"({self._where(bound[0])})", idx.upstream, bound[0])
+                    return self._hit(f"module `{mod}` binds `{name}` "
+                                     f"({self._where(bound[0])})", idx, bound[0])
                 return self._members_after(idx, f"{mod}.{name}", name, rest)
-            # a star import from a compiled extension: the C API it binds
+            # a star import: from a compiled extension (the C API it binds), or from
+            # another module of the index (what that module binds)
             stars = idx.star_imports.get(mod, [])
+            for star in stars:
+                got = (idx.module_names(star) or {}).get(name)
+                if got:
+                    rest = segs[i + 1:]
+                    if not rest:
+                        return self._hit(f"`{mod}.{name}`: star-imported from `{star}` "
+                                         f"({self._where(got[0])})", idx, got[0])
+                    return self._members_after(idx, f"{mod}.{name}", name, rest)
             if any(s not in idx.modules for s in stars):
                 hit = self._any(name)
                 if hit:
                     rest = segs[i + 1:]
                     if not rest:
-                        return Resolution("resolved", f"`{mod}.{name}`: compiled binding of "
-                                          f"{self._where(hit[1])}", hit[0].upstream, hit[1])
+                        return self._hit(f"`{mod}.{name}`: compiled binding of "
+                                         f"{self._where(hit[1])}", hit[0], hit[1])
                     return self._members_after(idx, f"{mod}.{name}", name, rest)
             return self._missing(name, f"module `{mod}` has no `{name}`",
                                  conclusive=idx.complete or idx.module_from_source(mod))
-        return Resolution("resolved", f"module `{mod}`", idx.upstream)
+        return self._hit(f"module `{mod}`", idx)
 
     def _members_after(self, idx: SymbolIndex, qual: str, owner: str,
                        rest: list[str]) -> Resolution:
         for i in self.indexes:
             m = i.member(owner, rest[0])
             if m:
-                return Resolution("resolved", f"`{qual}.{rest[0]}`: {self._where(m[0])}",
-                                  i.upstream, m[0])
+                return self._hit(f"`{qual}.{rest[0]}`: {self._where(m[0])}", i, m[0])
         hit = self._any(rest[-1], MEMBER_KINDS)
         if hit:
-            return Resolution("resolved", f"`{rest[-1]}` found as {self._where(hit[1])}; "
-                              f"not as a direct member of `{qual}`", hit[0].upstream, hit[1])
-        return self._missing(rest[-1], f"`{qual}` has no member `{rest[0]}`")
+            return self._hit(f"`{rest[-1]}` found as {self._where(hit[1])}; "
+                             f"not as a direct member of `{qual}`", hit[0], hit[1])
+        return self._missing(rest[-1], f"`{qual}` has no member `{rest[0]}`",
+                             conclusive=len(rest) == 1 and self.closed(owner))
+
+    def closed(self, container: str) -> bool:
+        """Every definition of `container` (through a typedef to its tag) lists all its
+        members in one body: a C struct/union, a C or C++ enum, a C++ class without
+        bases, from source at pinned identity (not Python: members are dynamic; not
+        pybind11: the Python side may add names)."""
+        names = {container}
+        for idx in self.indexes:
+            if container in idx.aliases:
+                names.add(idx.aliases[container])
+        defs = [s for idx in self.indexes for n in names for s in idx.lookup(n)
+                if s.kind in ("struct", "union", "enum", "class")]
+        return bool(defs) and all(
+            s.producer == "source" and s.evidence == "pinned" and s.module is None
+            and (s.kind == "enum" and s.lang in ("c", "cpp")
+                 or s.kind in ("struct", "union") and s.lang == "c"
+                 or s.kind in ("struct", "class") and s.lang == "cpp" and not s.target)
+            for s in defs)
 
     def _missing(self, name: str, why: str, *, conclusive: bool = False,
                  glob: bool = False) -> Resolution:
         suggestion = None if glob else self.near(name)
-        if suggestion:
-            return Resolution("unresolved", f"{why}; did you mean `{suggestion}`?",
-                              suggestion=suggestion)
+        hint = f"; did you mean `{suggestion}`?" if suggestion else ""
         if conclusive or self.complete:
-            return Resolution("unresolved", why + " at the pin")
-        return Resolution("inconclusive", why + " in the available sources")
+            return Resolution("unresolved", why + " at the pin" + hint, suggestion=suggestion)
+        return Resolution("inconclusive", why + " in the available sources" + hint,
+                          suggestion=suggestion)
 
     def near(self, name: str) -> str | None:
         if len(name) < 5:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from verifier.upgrade import symbols as sy
+from verifier.facts.extract import UnsupportedLanguage, extract_bytes
+from verifier.facts.model import Sym
 from verifier.upgrade.fingerprint import fingerprint_lines, normalise_line, split_lines
 from verifier.upgrade.linemap import LineMap, from_alignment
 from verifier.upgrade.model import LinkStatus
@@ -24,6 +25,10 @@ from verifier.upgrade.model import LinkStatus
 MIN_SEARCH_LINES = 3
 MIN_SEARCH_CHARS = 40
 MAX_DIFF_LINES = 40
+# what a cited range can be placed relative to: definitions with a body or a
+# declaration of their own (not fields, variables, enumerators, imports)
+ANCHOR_KINDS = frozenset({"function", "method", "constructor", "destructor", "class", "struct",
+                          "union", "enum", "typedef"})
 
 
 @dataclass
@@ -112,18 +117,18 @@ def relocate(old_text: str, new_text: str, start: int, end: int | None, *,
         old_data = old_text.encode()
     if new_data is None:
         new_data = new_text.encode()
-    old_syms = sy.symbols(old_path or new_path, old_data)
-    anchor = sy.anchor(old_syms, start, end)
+    old_syms = definitions(old_path or new_path, old_data)
+    anchor = anchor_of(old_syms, start, end)
     if anchor is not None:
-        new_syms = sy.symbols(new_path or old_path, new_data)
-        twin = sy.find(new_syms, anchor.name, sy.ordinal_of(old_syms, anchor))
+        new_syms = definitions(new_path or old_path, new_data)
+        twin = find(new_syms, anchor.qual, ordinal_of(old_syms, anchor))
         if twin is not None:
-            symbol = anchor.name
+            symbol = qualified(anchor, old_path or new_path)
             if not (twin.start <= guess[0] <= twin.end):
-                suggested = sy.suggest(anchor, twin, start, end)
+                suggested = suggest(anchor, twin, start, end)
                 method = "symbol"
         else:
-            symbol, gone = anchor.name, True
+            symbol, gone = qualified(anchor, old_path or new_path), True
     suggested = (max(1, min(suggested[0], len(new_lines) or 1)),
                  max(1, min(suggested[1], len(new_lines) or 1)))
     new_block = new_lines[suggested[0] - 1:suggested[1]]
@@ -135,3 +140,68 @@ def relocate(old_text: str, new_text: str, start: int, end: int | None, *,
     return Relocation(LinkStatus.CHANGED, suggested=suggested, method=method, symbol=symbol,
                       old_fingerprint=fp_old, new_fingerprint=fingerprint_lines(new_block),
                       detail=detail, diff=_diff(block, new_block))
+
+
+# --------------------------------------------------------------------------- symbol fallback
+# The definitions come from the one fact model (`facts/extract.py`): the same
+# records the claim kinds and lint read, so C++ scopes and pybind11 names count.
+
+_DEFS: dict[tuple[str, str], list[Sym]] = {}
+
+
+def definitions(path: str, data: bytes) -> list[Sym]:
+    """Definitions of a file a range can be anchored on (memoised per path and content)."""
+    import hashlib
+
+    key = (path, hashlib.sha1(data).hexdigest())
+    if key not in _DEFS:
+        if len(_DEFS) > 256:
+            _DEFS.clear()
+        try:
+            facts = extract_bytes(path, data, None)
+            _DEFS[key] = [s for s in facts.syms if s.kind in ANCHOR_KINDS and s.start > 0]
+        except (UnsupportedLanguage, ValueError, RecursionError):
+            _DEFS[key] = []   # an unreadable file simply has no symbols
+    return _DEFS[key]
+
+
+def qualified(s: Sym, path: str) -> str:
+    """`Solver.validate` (Python, pybind11 names), `ns::Outer::Inner` (C, C++)."""
+    py = path.endswith((".py", ".pyi")) or s.origin == "pybind11"
+    return ("." if py else "::").join(s.qual)
+
+
+def anchor_of(syms: list[Sym], start: int, end: int) -> Sym | None:
+    """The symbol the cited range starts on: one that begins within its first lines
+    (a comment or decorator may come first), else the innermost one holding its first
+    line, else the first one beginning inside it."""
+    head = [s for s in syms if start <= s.start <= min(end, start + 3)]
+    if head:
+        return min(head, key=lambda s: (s.start, -(s.end - s.start)))
+    holding = [s for s in syms if s.start <= start <= s.end]
+    if holding:
+        return min(holding, key=lambda s: (s.end - s.start, s.start))
+    inside = [s for s in syms if start <= s.start <= end]
+    if inside:
+        return min(inside, key=lambda s: (s.start, -(s.end - s.start)))
+    return None
+
+
+def find(syms: list[Sym], qual: tuple[str, ...], ordinal: int = 0) -> Sym | None:
+    same = [s for s in syms if s.qual == qual]
+    if not same:
+        return None
+    return same[min(ordinal, len(same) - 1)]
+
+
+def ordinal_of(syms: list[Sym], sym: Sym) -> int:
+    return [s for s in syms if s.qual == sym.qual].index(sym)
+
+
+def suggest(old: Sym, new: Sym, start: int, end: int) -> tuple[int, int]:
+    """The cited range placed relative to the symbol in the new version."""
+    if start <= old.start and end >= old.end:          # the range covers the whole symbol
+        return max(1, new.start - (old.start - start)), new.end + (end - old.end)
+    s = new.start + (start - old.start)
+    e = min(s + (end - start), new.end if end <= old.end else s + (end - start))
+    return max(1, s), max(s, e)

@@ -4,13 +4,14 @@ its facts, and find the claimed symbol."""
 from __future__ import annotations
 
 import difflib
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from verifier.claims.kinds.base import CheckContext, ClaimError, same
-from verifier.facts.cache import file_facts as cached_file_facts
-from verifier.facts.extract import UnsupportedLanguage, facts_for
-from verifier.facts.model import FileFacts, Sym, split_symbol
-from verifier.facts.python import module_name
+from verifier.facts.extract import UnsupportedLanguage, cached, facts_for
+from verifier.facts.model import FileFacts, Sym
+from verifier.facts.names import module_name, split_symbol
+from verifier.facts.symbols import python_module
 
 if TYPE_CHECKING:
     from verifier.claims.model import Claim
@@ -38,21 +39,31 @@ def file_facts(claim: "Claim", ctx: CheckContext) -> tuple[FileFacts, "SourceFil
     need(claim, "path")
     assert claim.path is not None
     text, sf = ctx.source(claim.path)
-    try:  # persistent by blob (verifier/facts/cache.py): a file is parsed once
-        return cached_file_facts(ctx.project.store, claim.path, sf.blob,
-                                 lambda: facts_for(claim.path, text, sf.blob)), sf
+    try:  # persistent by blob (verifier/facts/extract.py): a file is parsed once
+        facts = cached(ctx.project.store, claim.path, sf.blob,
+                       lambda: facts_for(claim.path, text, sf.blob))
     except UnsupportedLanguage as exc:
         raise ClaimError(str(exc)) from None
+    if facts.lang == "python":
+        # the module the file is in the pinned wheel's layout (`python/mujoco/x.py` is
+        # `mujoco.x`), as lint's index names it
+        mod = python_module(ctx.project, ctx.upstream.name, claim.path)
+        if mod and mod != facts.module:
+            facts = replace(facts, module=mod)
+    return facts, sf
 
 
 def symbol_parts(facts: FileFacts, symbol: str) -> list[str]:
-    parts = split_symbol(symbol)
+    parts = list(split_symbol(symbol))
     if facts.lang == "python":
-        mod = module_name(facts.path).split(".")
-        if parts[:len(mod)] == mod:
-            parts = parts[len(mod):]
-        elif (len(parts) > 1 and parts[0] == mod[0] and not facts.path.endswith(".pyi")
-              and not any(s.qual == (parts[0],) for s in facts.syms)):
+        mods = [m.split(".") for m in dict.fromkeys(
+            [facts.module or module_name(facts.path), module_name(facts.path)])]
+        for mod in mods:
+            if parts[:len(mod)] == mod:
+                return parts[len(mod):]
+        mod = mods[0]
+        if (len(parts) > 1 and parts[0] in {m[0] for m in mods} and not facts.path.endswith(".pyi")
+                and not any(s.qual == (parts[0],) for s in facts.syms)):
             raise ClaimError(f"symbol {symbol!r} is qualified with a module, but {facts.path} "
                              f"is module {'.'.join(mod)!r}: write the name relative to that "
                              f"module, or point `path` at the module the symbol names")
@@ -99,7 +110,7 @@ def owner_range(facts: FileFacts, symbol: str) -> tuple[int, int] | None:
 
 
 def sym_desc(s: Sym) -> str:
-    origin = f" ({s.origin})" if s.origin else ""
+    origin = f" ({s.origin})" if s.origin and s.origin != "tag" else ""
     return f"{s.kind} {'.'.join(s.qual)}{origin}"
 
 

@@ -54,7 +54,8 @@ _CONTAINERS = {"struct", "union", "class", "enum", "typedef", "namespace"}
 
 
 def members_of(facts: FileFacts, s: Sym, of: str | None) -> list[str]:
-    kids = facts.children(s)
+    # `self.x` assigned outside `__init__` (origin "self") is not counted as a member
+    kids = [k for k in facts.children(s) if k.origin != "self"]
     if of == "all":
         return _uniq(k.name for k in kids)
     if of == "fields":

@@ -10,7 +10,9 @@ file at the pinned commit:
   macros, typedefs, global variables.
 - **C++** (Drake): namespaces (may be left out), classes, methods
   (`Accelerometer::AddToDiagram` or `Accelerometer.AddToDiagram`), constructors, fields,
-  enums, aliases. A method needs its class: `AddToDiagram` alone does not match a member.
+  enums, aliases, and the ports a system declares (`DeclareVectorInputPort("u", ...)`, kind
+  `port`, only with `kinds`). A method needs its class: `AddToDiagram` alone does not
+  match a member.
 - **pybind11 bindings** (`bindings/pydrake/...`): the Python names the file binds —
   classes from `py::class_<X>(m, "Name")` / `DefineTemplateClassWithDefault<...>(m, "Name", ...)`,
   `.def("name")`, `.def_static`, `.def_readwrite`, `.def_property*`, `__init__` from
@@ -18,7 +20,7 @@ file at the pinned commit:
   This is how "pydrake's `Accelerometer` has no `AddToDiagram`" is checked.
 - **Python** (`ast`): module-level functions, classes, variables and imported names (a
   re-export `from ._src import X` makes `pkg.X` exist), class methods, fields, class
-  attributes and `self.x = ...` attributes of `__init__`. The module prefix derived from
+  attributes and `self.x = ...` attributes (of any method). The module prefix derived from
   the path may be written: `newton.sensors.SensorIMU` in `newton/sensors.py`.
 
 ## Why it matters
@@ -40,7 +42,7 @@ expected = false
 ## Options
 | option | meaning |
 |---|---|
-| `kinds` | list of symbol kinds that count (`["function"]`, `["method", "constructor"]`, ...); default: any |
+| `kinds` | list of symbol kinds that count (`["function"]`, `["method", "constructor"]`, ...); default: any definition; a name declared by a string literal (a port, `DeclareVectorInputPort("u", ...)`: kind `port`; an attribute registered by string, `CustomAttribute(name="x")`: kind `registered`) counts only when listed |
 
 ## Evidence
 The definition's lines. For an absent member: the enclosing class or struct (for pybind11,

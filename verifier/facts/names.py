@@ -1,0 +1,101 @@
+"""Name normalisation, in one place: how a written name (`ns::A<B<C>>::f()`,
+`newton.sensors.SensorIMU`, `Accelerometer<T>::Accelerometer`) becomes the
+parts the fact records are keyed by, and how Python paths become module names.
+
+Every consumer (the extractors, the claim kinds, lint's resolver, flow
+analysis) uses these, so "the lesson cites X" and "the claim checks X" split X
+the same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+_INNER = re.compile(r"<[^<>]*>")
+_OPERATOR = re.compile(r"operator\s*(<<=|>>=|<=>|<<|>>|<=|>=|<|>|\(\)|\[\]|[^\s(]*)")
+
+
+def strip_templates(s: str) -> str:
+    """`Accelerometer<T>::Calc` -> `Accelerometer::Calc`: balanced angle brackets
+    removed at any depth (`A<B<C<D>>>` -> `A`); `operator<`, `operator<<` and the
+    other operator names are kept intact."""
+    if "<" not in s:
+        return s
+    if "operator" not in s:    # fast path: innermost `<...>` groups away until none is left
+        prev = None
+        while prev != s and "<" in s:
+            prev, s = s, _INNER.sub("", s)
+        if "<" not in s and ">" not in s:
+            return s
+    out: list[str] = []   # unbalanced or operator names: the balanced scan
+    depth = 0
+    i = 0
+    while i < len(s):
+        if s.startswith("operator", i) and (i == 0 or not (s[i - 1].isalnum() or s[i - 1] == "_")):
+            m = _OPERATOR.match(s, i)
+            if m:
+                if depth == 0:
+                    out.append(m.group(0))
+                i = m.end()
+                continue
+        c = s[i]
+        if c == "<":
+            depth += 1
+        elif c == ">" and depth > 0:
+            depth -= 1
+        elif depth == 0:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def split_symbol(symbol: str) -> tuple[str, ...]:
+    """A written name -> its parts: `ns::Class<T>::method()` / `Class.method` ->
+    ('ns', 'Class', 'method'). Template arguments and a trailing call `(...)`
+    are dropped; `::` and `.` both separate."""
+    s = strip_templates(symbol.strip())
+    m = re.search(r"\(.*\)$", s)
+    if m and not s[:m.start()].rstrip().endswith("operator"):   # `operator()` is a name
+        s = s[:m.start()]
+    return tuple(p for p in (x.strip() for x in re.split(r"::|\.", s)) if p)
+
+
+def short_name(callee: str) -> str:
+    """Last component of a callee expression: `this->DeclareVectorInputPort` ->
+    `DeclareVectorInputPort`, `self._mujoco.mj_step` -> `mj_step`, `x.template Eval<T>`
+    -> `Eval`."""
+    s = "".join(re.sub(r"\btemplate\s+", "", strip_templates(callee)).split())
+    parts = re.split(r"->|::|\.", s)
+    return (parts[-1] if parts else s) or s
+
+
+def name_parts(text: str) -> tuple[str, ...]:
+    """A C/C++ declarator name -> its scope parts: `ns::A<B>::f` -> ('ns', 'A', 'f').
+    Only `::` separates (a C++ name has no `.`); template arguments are dropped."""
+    return tuple(p for p in (x.strip() for x in strip_templates(text).split("::")) if p)
+
+
+def module_name(path: str) -> str:
+    """The Python module a repository path is, by its path alone:
+    `newton/sensors.py` -> `newton.sensors`, `pkg/__init__.pyi` -> `pkg`. (Where a
+    wheel maps the path elsewhere, `facts.symbols.python_module` knows better.)"""
+    p = path[:-4] if path.endswith(".pyi") else path[:-3] if path.endswith(".py") else path
+    parts = p.split("/")
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def resolve_relative(module: str, is_package: bool, rel: str) -> str:
+    """An import's module as written (`..core`, `.`, `numpy`) -> absolute, for an
+    import that sits in `module` (a package's `__init__` when `is_package`)."""
+    dots = len(rel) - len(rel.lstrip("."))
+    if dots == 0:
+        return rel
+    rest = rel[dots:]
+    base = module.split(".") if module else []
+    if not is_package:
+        base = base[:-1]
+    if dots > 1:
+        base = base[: max(0, len(base) - (dots - 1))]
+    return ".".join([*base, rest] if rest else base)
