@@ -8,6 +8,7 @@ import re
 
 from verifier.draft.context import TYPES
 from verifier.draft.proposers.base import Proposer, proposal
+from verifier.facts.model import LITERAL_KINDS
 
 _PY = re.compile(r"python|pydrake|pybind|绑定|binding", re.I)
 
@@ -26,7 +27,9 @@ class SymbolProposer(Proposer):
             if s.absent(h.ref.span):
                 continue            # said to be absent, but defined: scope unclear, no claim
             seen.add(key)
-            out.append(proposal(self.name, "symbol", h, env, expected=True))
+            # a name declared by a string literal (a port) counts only when its kind is named
+            opts = {"kinds": [d.kind]} if d.kind in LITERAL_KINDS else None
+            out.append(proposal(self.name, "symbol", h, env, expected=True, options=opts))
         # absent names: only where the sentence names the container to look in
         containers = [h for h in s.hits if h.best.kind in TYPES]
         for r in s.unresolved:
