@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from html import escape
+from importlib.resources import files
 
 from markdown_it import MarkdownIt
 
@@ -43,105 +44,20 @@ CLEAN_BG = "#dafbe1"       # ... when nothing needs attention
 VERDICTS = sorted(Verdict, key=lambda v: VERDICT_ORDER[v])
 SEVERITIES = sorted(Severity, key=lambda s: SEVERITY_ORDER[s])
 
-CSS = """
-:root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#ffffff;--soft:#f6f8fa}
-*{box-sizing:border-box}
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI","Noto Sans","Noto Sans CJK SC",sans-serif;
- color:var(--fg);background:var(--bg);margin:0 auto;padding:12px 24px;max-width:1320px}
-h1{font-size:21px;margin:0 0 2px}h2{font-size:17px;margin:20px 0 6px}h3{font-size:15px;margin:8px 0}
-code,pre,.src{font:12.5px/1.4 ui-monospace,"DejaVu Sans Mono",monospace}
-a{color:#0969da}
-.muted{color:var(--muted)}
-table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid var(--line);padding:3px 8px;
- text-align:left;vertical-align:top}th{background:var(--soft)}
-.badge{display:inline-block;color:#fff;border-radius:10px;padding:0 9px;font-weight:600;
- font-size:12px;line-height:20px;white-space:nowrap}
-#attention{border:1px solid #ff818266;border-radius:6px;padding:8px 14px;margin:10px 0;
- background:""" + ATTENTION_BG + """}
-#attention.clean{background:""" + CLEAN_BG + """;border-color:#4ac26b66}
-#attention h2{margin:2px 0 6px}
-#attention ol{margin:0;padding-left:22px;columns:2 520px;column-gap:28px;max-height:70vh;
- overflow-y:auto}
-#attention li{break-inside:avoid;margin:1px 0}
-#attention .where{font-family:ui-monospace,monospace;font-size:12.5px}
-details.box{border:1px solid var(--line);border-radius:6px;padding:6px 12px;margin:8px 0;
- background:var(--soft)}details.box>summary{cursor:pointer;font-weight:600}
-#causes li{margin:4px 0}
-#filters{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:6px 12px;
- position:sticky;top:0;z-index:2;margin:10px 0}
-#filters fieldset{display:inline-block;border:0;margin:0 16px 0 0;padding:0}
-#filters legend{font-weight:600;float:left;margin-right:6px}
-#filters label{margin-right:8px;white-space:nowrap}
-.lesson{border-top:2px solid var(--line);margin-top:14px}
-.lesson>h2 code{font-size:15px}
-.card{border:1px solid var(--line);border-left:6px solid;border-radius:6px;margin:8px 0;
- padding:6px 10px;background:#fff}
-.card[hidden]{display:none}
-.head{display:flex;gap:10px;align-items:baseline;flex-wrap:wrap}
-.pair{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:10px;margin-top:6px}
-.pane{background:var(--soft);border:1px solid var(--line);border-radius:4px;padding:6px 8px;
- min-width:0}
-.pane .label{font-size:12px;color:var(--muted);margin-bottom:4px;overflow-wrap:anywhere}
-.sentence{margin:0;overflow-wrap:anywhere}
-mark{background:#fff8c5}
-.src{margin:0;max-height:360px;overflow-y:auto}
-.src .sl{display:grid;grid-template-columns:3.6em minmax(0,1fr)}
-.src .ln{color:var(--muted);user-select:none;text-align:right;padding-right:.8em}
-.src .t{white-space:pre-wrap;overflow-wrap:anywhere}
-.unavailable{color:var(--muted);font-style:italic;margin:0}
-.kv{margin:4px 0 0;font-size:13px;overflow-wrap:anywhere}
-.kv b{font-weight:600}
-.none-shown{color:var(--muted);font-style:italic}
-details.fold{margin:6px 0}details.fold>summary{cursor:pointer;color:var(--muted)}
-.unchecked td{font-size:12.5px}
-.lesson>h2 .sha{font-size:12px;font-weight:normal}
-""" + "".join(f".badge.v-{k}{{background:{c}}}.card.v-{k}{{border-left-color:{c}}}\n"
-              for k, c in COLOURS.items()) + "".join(
+
+def _asset(name: str) -> str:
+    """Inlined into the page (one self-contained file): verifier/reporters/assets/."""
+    return (files("verifier.reporters") / "assets" / name).read_text(encoding="utf-8")
+
+
+CSS = (f":root{{--attention-bg:{ATTENTION_BG};--clean-bg:{CLEAN_BG}}}\n"
+       + _asset("report.css")) + "".join(
+    f".badge.v-{k}{{background:{c}}}.card.v-{k}{{border-left-color:{c}}}\n"
+    for k, c in COLOURS.items()) + "".join(
     f".badge.s-{k}{{background:{c}}}.card.s-{k}{{border-left-color:{c}}}\n"
     for k, c in SEVERITY_COLOURS.items())
 
-JS = """
-(function () {
-  var groups = ['verdict', 'severity', 'upstream', 'kind', 'course'];
-  var boxes = Array.prototype.slice.call(document.querySelectorAll('input[data-filter]'));
-  function apply() {
-    var on = {};
-    groups.forEach(function (g) { on[g] = {}; });
-    boxes.forEach(function (b) { if (b.checked) on[b.dataset.filter][b.value] = true; });
-    var n = {claim: [0, 0], finding: [0, 0]};
-    document.querySelectorAll('.card').forEach(function (el) {
-      var ok = groups.every(function (g) {
-        var v = el.getAttribute('data-' + g);
-        return v === null || on[g][v] === true;
-      });
-      el.hidden = !ok;
-      n[el.dataset.type][1]++;
-      if (ok) n[el.dataset.type][0]++;
-    });
-    document.querySelectorAll('section.lesson').forEach(function (s) {
-      var note = s.querySelector('.none-shown');
-      if (note) note.hidden = !!s.querySelector('.card:not([hidden])');
-    });
-    document.getElementById('shown').textContent = n.claim[0] + ' of ' + n.claim[1] +
-      ' claims, ' + n.finding[0] + ' of ' + n.finding[1] + ' lint findings shown';
-    document.body.setAttribute('data-shown', String(n.claim[0]));
-    document.body.setAttribute('data-shown-findings', String(n.finding[0]));
-  }
-  var hash = location.hash.replace(/^#/, '');
-  if (hash.indexOf('=') > 0) {
-    hash.split('&').forEach(function (part) {
-      var kv = part.split('=');
-      if (kv.length !== 2 || groups.indexOf(kv[0]) < 0) return;
-      var vals = decodeURIComponent(kv[1]).split(',');
-      boxes.forEach(function (b) {
-        if (b.dataset.filter === kv[0]) b.checked = vals.indexOf(b.value) >= 0;
-      });
-    });
-  }
-  boxes.forEach(function (b) { b.addEventListener('change', apply); });
-  apply();
-})();
-"""
+JS = _asset("report.js")
 
 
 def e(v: object) -> str:
