@@ -70,6 +70,15 @@ def test_bad_claims_are_errors_with_file_and_line(simx):
     assert "unknown upstream 'nope'" in res["u"].message
 
 
+def test_whitespace_fragment_is_an_error_not_a_binding(simx):
+    # reliability trial 2.8 (A10): "   " passed min_length=3, bound to an arbitrary line, verified
+    res = simx.check(OK + claim("blank", "symbol", "include/simx/simx.h", "sx_advance", True,
+                                "   "))
+    assert res["ok"].verdict is Verdict.VERIFIED
+    assert res["blank"].verdict is Verdict.ERROR and res["blank"].line is None
+    assert "3 non-space characters" in res["blank"].message
+
+
 def test_first_claim_still_checked_next_to_bad_ones(simx):
     simx.write(OK + claim("k", "symbl", "include/simx/simx.h", "x", True, "sx_advance1"))
     got = [r.verdict for r in run_check(simx.project)]

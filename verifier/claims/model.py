@@ -88,6 +88,14 @@ class Claim(BaseModel):
     # it apart and never counts it as reviewed; see docs/claims/README.md)
     review: Literal["draft"] | None = None
 
+    @field_validator("fragment")
+    @classmethod
+    def _words(cls, v: str) -> str:
+        # "   " would bind to an arbitrary line and verify: a fragment locates a sentence
+        if len("".join(v.split())) < 3:
+            raise ValueError("must hold at least 3 non-space characters of the lesson sentence")
+        return v
+
     @field_validator("path")
     @classmethod
     def _safe(cls, v: str | None) -> str | None:
