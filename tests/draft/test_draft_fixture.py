@@ -147,3 +147,25 @@ def test_cli_text_and_usage_errors(dp, capsys):  # noqa: F811
     assert main(["draft", "--pins", dp.pins, "-q", "--write", "--format", "json",
                  str(dp.lesson)]) == 2
     assert main(["draft", "--pins", dp.pins, "-q", "nope/docs/x.md"]) == 2
+
+
+def test_a_condition_is_no_default_and_parameters_keep_the_sentence_order(tmp_path, monkeypatch):
+    # `X=False` 时 / when `X=False` names a non-default setting (the default is the other
+    # half of the sentence); parameters named as a slash list keep the order written
+    from tests.draft.draft_project import make_project
+
+    text = ("# 传感器\n\n"
+            "| 对象 | 创建 | 说明 |\n|---|---|---|\n"
+            "| `ProbeIMU` | `ProbeIMU.update(state)` | 默认检查；`check=False` 时跳过 |\n"
+            "| `World` | `make_world()` | 默认无重力；when `dt=0.01` the step is longer |\n\n"
+            "`make_world` 的 `gravity/dt` 两个参数都可以省略。\n")
+    dpx = make_project(tmp_path, monkeypatch, lesson_text=text)
+    d = _draft(dpx)
+    assert not [x for x in d.proposals if x.kind == "default"], [
+        (x.symbol, x.expected) for x in d.proposals if x.kind == "default"]
+    (sig,) = [x for x in d.proposals if x.kind == "signature"]
+    assert sig.expected == ["gravity", "dt"]        # as written, so it diverges at the pin
+    p = dpx.project()
+    write.append(p, d)
+    r = next(r for r in run_check(dpx.project()) if r.id.endswith(sig.id))
+    assert r.verdict.value == "diverged"

@@ -21,6 +21,19 @@ from verifier.draft.index import CALLABLES
 from verifier.draft.proposers.base import Proposer, literal, proposal, with_constructors
 
 _FIELDS = {"field", "attribute", "variable"}
+# `X=V` as a condition ("`X=False` 时", "when `X=False`", "若 `X=False`") names a
+# setting other than the default: the sentence's default is stated elsewhere
+_COND_AFTER = re.compile(r"^`?\s*(?:时|的时候|之时|情况下|for\b|时候)")
+_COND_BEFORE = re.compile(r"(?:当|如果|若|若是|假如|一旦|设为|设置为|改为|传入|传|\bif|\bwhen|\bwith|"
+                          r"\bunless|\bpass(?:ing)?|\bset(?:ting)?)\s*`?$", re.I)
+
+
+def _conditional(raw: str, span: str) -> bool:
+    """Every occurrence of the span `X=V` in the sentence reads as a condition."""
+    hits = [m for m in re.finditer(re.escape("`" + span + "`"), raw)]
+    return bool(hits) and all(_COND_AFTER.match(raw[m.end():m.end() + 8].lstrip())
+                              or _COND_BEFORE.search(raw[max(0, m.start() - 12):m.start()].rstrip())
+                              for m in hits)
 _AFTER = re.compile(r"^[`*]*\s*[（(]?\s*(?:的默认值|默认值|默认|缺省值|缺省|defaults? to|by default is|"
                     r"has a default of|default:?)\s*(?:为|是|取|=|:|：|of)?\s*", re.I)
 
@@ -38,12 +51,12 @@ class DefaultProposer(Proposer):
         # `X=V` spans and keyword arguments
         pairs = []
         for h in s.hits:
-            if h.ref.value is not None:
+            if h.ref.value is not None and not _conditional(s.raw, h.ref.span):
                 pairs.append((h.ref.name, h.ref.value, h.ref.span, h))
             for k, v in h.ref.kwargs:
                 pairs.append((k, v, h.ref.span, ("param-of", h)))
         for r in s.unresolved:
-            if r.value is not None and len(r.parts) == 1:
+            if r.value is not None and len(r.parts) == 1 and not _conditional(s.raw, r.span):
                 pairs.append((r.name, r.value, r.span, None))
         # "`X` 默认为 V"
         for h in s.hits:

@@ -11,8 +11,15 @@ proposed. A callable taking `**kwargs` accepts any keyword: those are not propos
 
 from __future__ import annotations
 
+import re
+
 from verifier.draft.index import CALLABLES
 from verifier.draft.proposers.base import Proposer, proposal
+
+
+def _position(raw: str, name: str) -> int:
+    m = re.search(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"(?![A-Za-z0-9_])", raw)
+    return m.start() if m else len(raw)
 
 
 def _open_kwargs(params) -> bool:
@@ -47,10 +54,9 @@ class SignatureProposer(Proposer):
             named += [r.name for r in s.unresolved if len(r.parts) == 1 and d.params
                       and r.name in d.params and r.name not in named]
             if named and not h.ref.call:
-                order = [n for n in (r.name for r in [x.ref for x in s.hits] + s.unresolved)
-                         if n in named]
-                out.append(proposal(self.name, "signature", h, env, d=d,
-                                    expected=list(dict.fromkeys(order)),
+                # in the order the sentence writes them (`hx/hy/hz`), whether resolved or not
+                order = sorted(dict.fromkeys(named), key=lambda n: _position(s.raw, n))
+                out.append(proposal(self.name, "signature", h, env, d=d, expected=order,
                                     options={"match": "subset"}))
                 s.used.update(named)
         return out
