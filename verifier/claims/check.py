@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING
 from verifier.claims import kinds as _kinds  # noqa: F401  (registers every kind)
 from verifier.claims.kinds.base import REGISTRY, CheckContext, ClaimError, SourceUnavailable
 from verifier.claims import memo
-from verifier.claims.compare import close_names
 from verifier.claims.loader import LoadedClaim, claims_root, load_claims
 from verifier.claims.memo import check_claim
 from verifier.claims.notation import NOTATION_FILE, Tracker, unused_findings
@@ -95,30 +94,16 @@ def _identity_ok(ev: Evidence | None, ctx: CheckContext) -> str | None:
 
 def _known_absent(project: "Project", sf) -> str | None:
     """Why an unavailable file is known not to exist at the pin (a mistyped path: the
-    claim's error), or None when it may well exist there (then: `unavailable`)."""
-    pres = getattr(sf, "presence", None)          # the source layer's own knowledge
-    if pres is not None and getattr(pres, "known_absent", False):
-        return sf.detail or f"no such path {sf.path} at the pin"
-    up = project.pins.upstream.get(sf.upstream)
-    if up is None or project.lock.blob(up, sf.path) is not None:
-        return None
-    covering = [w for w in up.wheel if any(r.to_wheel(sf.path) for r in w.map)]
-    if not covering:
-        return None
+    claim's error), or None when it may well exist there (then: `unavailable`). The
+    source layer knows: the pin's git tree, a complete pins.lock, or a pinned release
+    whose wheel map covers the path and lacks it."""
     try:
-        served = project.sources.wheel_paths(sf.upstream)
-    except Exception:  # noqa: BLE001 - no wheel at hand: nothing is known
+        pres = project.sources.presence(sf.upstream, sf.path)
+    except Exception:  # noqa: BLE001 - nothing known about the path: it stays unavailable
         return None
-    if not served or sf.path in served:
+    if not pres.state.known_absent:
         return None
-    known = served | set(project.lock.paths(up))
-    base = sf.path.rsplit("/", 1)[-1]
-    close = close_names(sf.path, known, cutoff=0.8)
-    close += sorted(p for p in known if p.rsplit("/", 1)[-1] == base and p not in close)
-    hint = f"; did you mean {', '.join(f'`{c}`' for c in close[:3])}?" if close else ""
-    return (f"no file `{sf.path}` at {up.short}: the pinned release "
-            f"({', '.join(w.requirement for w in covering)}) maps this path and does not have "
-            f"it, and pins.lock does not list it{hint}")
+    return f"no file `{sf.path}` at {project.pins.get(sf.upstream).short}: {pres.message()}"
 
 
 def _names_in_sentence(name: str, sentence: str | None) -> bool:
