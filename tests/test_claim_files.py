@@ -177,10 +177,10 @@ def test_kind_options_are_well_formed(loaded):
 
 
 def test_text_is_the_escape_hatch_under_ten_percent(loaded):
-    """Structured kinds say what a claim means; a regex over a file is the exception."""
-    ours = [lc for lc in loaded if (lc.course, lc.lesson) in LESSON_FILES]
-    text = [lc for lc in ours if lc.claim.kind == "text"]
-    assert len(text) * 10 < len(ours), f"{len(text)} of {len(ours)} claims are `text`"
+    """Structured kinds say what a claim means; a regex over a file is the exception
+    (every shipped claim file counts, not only the first five lessons')."""
+    text = [lc for lc in loaded if lc.claim.kind == "text"]
+    assert len(text) * 10 < len(loaded), f"{len(text)} of {len(loaded)} claims are `text`"
 
 
 def test_every_shipped_claim_is_bound_to_its_sentence(loaded, lesson_text):
