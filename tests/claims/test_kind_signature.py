@@ -87,3 +87,17 @@ def test_bad_marker_claims(simx, expected, needle):
     r = simx.one(claim("s", "signature", "pysimx/_src/sensors/probe_imu.py", "ProbeIMU.update",
                        expected, "sx_advance1"))
     assert r.verdict.value == "error" and needle in r.message
+
+
+def test_c_parameter_types_are_specifiers_never_a_false_divergence(simx):
+    """`int sx_readProbe(const void* model, const sxData* d, int id, ...)`: the C fact model
+    records type specifiers (`sxData`), so a claim with `const`/`*` cannot be compared and
+    is the claim's error, not `diverged`; the bare specifier verifies, a wrong one diverges."""
+    def run(t):
+        exp = [{"name": "d", "type": t}, {"name": "id", "type": "int"}]
+        return simx.one(claim("s", "signature", "include/simx/simx.h", "sx_readProbe", exp,
+                              "sx_advance1", match="subset"))
+    r = run("const sxData*")
+    assert r.verdict.value == "error" and "type specifier only" in r.message, r.message
+    assert run("sxData").verdict.value == "verified"
+    assert run("sxModel").verdict.value == "diverged"

@@ -15,7 +15,10 @@ When there are overloads, the claim holds if one of them matches; the message li
 others. Entries may also mark how arguments bind, as Python writes it: `"/"` after the
 positional-only parameters, `"*"` before the keyword-only ones (`["x", "/", "y", "*", "z"]`),
 or per parameter `{ name = "z", kind = "keyword_only" }`; and a declared type
-(`{ name = "depth_image", type = "wp.array4d[wp.float32] | None" }`, whitespace ignored).
+(`{ name = "depth_image", type = "wp.array4d[wp.float32] | None" }`, whitespace ignored;
+for C/C++ the type specifier only — `mjModel` for `const mjModel* m` —, since the fact
+model records no qualifiers or declarators: a C/C++ `type` with `const`, `*`, `&` or `[]`
+is the claim's `error`, never a divergence).
 
 Names in `expected` may be written in the lesson's notation when the claim file or the
 course declares it (`[notation]`, see docs/claims/README.md); the verdict names the
@@ -62,6 +65,8 @@ parameter kinds are not known. An unknown option is an `error` (known: match).
 """
 
 from __future__ import annotations
+
+import re
 
 from verifier.claims.compare import same_name
 from verifier.claims.compare import same_value as compare_value
@@ -217,6 +222,24 @@ def shown(exp: list[dict], params) -> list:
     return out
 
 
+_DECLARATOR = re.compile(r"[*&\[\]]|\b(const|volatile|restrict)\b")
+
+
+def _types_checkable(facts: FileFacts, exp: list[dict]) -> None:
+    """The C/C++ fact model records a parameter's type specifier only (`mjModel` for
+    `const mjModel* m`): a `type` with qualifiers or declarators cannot be compared
+    against it, and must not come out `diverged` for that reason."""
+    if facts.lang not in ("c", "cpp"):
+        return
+    for e in exp:
+        t = e.get("type")
+        if isinstance(t, str) and _DECLARATOR.search(t):
+            raise ClaimError(f"`type` {t!r} of parameter `{e.get('name')}`: for C/C++ the "
+                             "fact model records the type specifier only (e.g. `mjModel` for "
+                             "`const mjModel* m`); give the bare type, without `const`, `*`, "
+                             "`&` or `[]`")
+
+
 class SignatureKind(ClaimKind):
     __doc__ = __doc__  # the module docstring documents the kind
 
@@ -234,6 +257,7 @@ class SignatureKind(ClaimKind):
             raise unresolved(facts, claim.symbol, "function/method/constructor",
                              _CALLABLE | {"class", "struct"})
         kinds = wants_kinds(exp)
+        _types_checkable(facts, exp)
 
         def params_of(s: Sym):
             ps = s.params or ()
