@@ -129,6 +129,11 @@ DRAKE = [
          options={"param": "gravity_vector"}, expected="Eigen::Vector3d::Zero()"),
     dict(kind="signature", path="systems/sensors/accelerometer.h", symbol="Accelerometer",
          expected=["body", "X_BS", "gravity_vector"]),
+    dict(kind="doc", path="systems/sensors/accelerometer.h", symbol="Accelerometer",
+         expected="Currently does not represent noise or bias"),
+    dict(kind="doc", path="systems/sensors/rotary_encoders.h", symbol="RotaryEncoders",
+         expected=["inputs to this system are assumed to be in radians",
+                   "combining this with a ZeroOrderHold"]),
 ]
 
 
@@ -147,6 +152,23 @@ def test_drake_from_snapshot(mirrors, monkeypatch, fields):
     except SourceUnavailable as exc:
         pytest.skip(f"the snapshot lacks the pinned blob: {exc}")
     assert out.verdict is Verdict.VERIFIED, (out.message, out.actual)
+
+
+@pytest.mark.mirror
+def test_drake_doc_that_says_otherwise_diverges(mirrors, monkeypatch):
+    if "drake" not in mirrors:
+        pytest.skip("no local Drake snapshot")
+    from tests.conftest import PINS
+    from verifier.project import load_project
+
+    monkeypatch.setenv("VERIFIER_PROVIDERS", "mirror,wheel,objects")
+    project = load_project(PINS)
+    try:
+        out = run(project, "drake", kind="doc", path="systems/sensors/accelerometer.h",
+                  symbol="Accelerometer", expected="represents noise and bias")
+    except SourceUnavailable as exc:
+        pytest.skip(f"the snapshot lacks the pinned blob: {exc}")
+    assert out.verdict is Verdict.DIVERGED and "noise or bias" in str(out.actual)
 
 
 # ---------------------------------------------------------------- pydrake .pyi stubs
