@@ -27,7 +27,7 @@ LESSON_FILES = {
     ("newton-atlas", "docs/sensors-rendering.md"),
 }
 ALL_KINDS = {"symbol", "signature", "default", "enum", "members", "call_order", "branch",
-             "cases", "expression", "text"}
+             "cases", "expression", "text", "doc"}
 MAX_FRAGMENT = 60
 
 
@@ -136,24 +136,33 @@ def test_kind_options_are_well_formed(loaded):
         elif c.kind == "symbol":
             if not c.symbol or not isinstance(c.expected, bool):
                 bad.append(f"{lc.where}: symbol needs symbol and expected true/false")
-        elif c.kind in ("signature", "call_order"):
+        elif c.kind == "signature":
             if not c.symbol or not isinstance(c.expected, list) or not c.expected:
-                bad.append(f"{lc.where}: {c.kind} needs symbol and a non-empty expected list")
-            if c.kind == "call_order" and "callee" not in c.options:
+                bad.append(f"{lc.where}: signature needs symbol and a non-empty expected list")
+        elif c.kind == "call_order":
+            if not c.symbol or not isinstance(c.expected, list):
+                bad.append(f"{lc.where}: call_order needs symbol and an expected list")
+            if "callee" not in c.options:
                 bad.append(f"{lc.where}: call_order needs options.callee")
         elif c.kind == "members":
             match = c.options.get("match", "exact")
             ok = isinstance(c.expected, int) if match == "count" else isinstance(c.expected, list)
-            if match not in ("exact", "prefix", "subset", "count") or not ok:
+            if match not in ("exact", "prefix", "subset", "set", "count") or not ok:
                 bad.append(f"{lc.where}: members match={match!r} with expected {c.expected!r}")
         elif c.kind == "enum":
             comp = c.options.get("compare") == "composition"
             if comp != isinstance(c.expected, list):
                 bad.append(f"{lc.where}: enum composition needs a list, a value needs an int")
         elif c.kind == "branch":
-            if not isinstance(c.options.get("bindings"), dict) or not isinstance(c.expected, dict) \
-                    or not set(c.expected) <= {"reaches", "not_reaches"}:
-                bad.append(f"{lc.where}: branch needs options.bindings and reaches/not_reaches")
+            if not isinstance(c.options.get("bindings", {}), dict) \
+                    or not isinstance(c.expected, dict) \
+                    or not c.expected or not set(c.expected) <= {"reaches", "not_reaches"}:
+                bad.append(f"{lc.where}: branch needs reaches/not_reaches (and a bindings table)")
+        elif c.kind == "doc":
+            phrases = c.expected if isinstance(c.expected, list) else (
+                list(c.expected.values()) if isinstance(c.expected, dict) else [c.expected])
+            if not phrases or not all(isinstance(p, (str, list)) and p for p in phrases):
+                bad.append(f"{lc.where}: doc needs phrase(s) in expected")
         elif c.kind == "cases":
             if not isinstance(c.expected, dict) or not set(c.expected) <= {"cases", "default"}:
                 bad.append(f"{lc.where}: cases expects a table with cases/default")
@@ -165,3 +174,29 @@ def test_kind_options_are_well_formed(loaded):
             if not c.symbol:
                 bad.append(f"{lc.where}: default needs symbol")
     assert not bad, "\n".join(bad)
+
+
+def test_text_is_the_escape_hatch_under_ten_percent(loaded):
+    """Structured kinds say what a claim means; a regex over a file is the exception
+    (every shipped claim file counts, not only the first five lessons')."""
+    text = [lc for lc in loaded if lc.claim.kind == "text"]
+    assert len(text) * 10 < len(loaded), f"{len(text)} of {len(loaded)} claims are `text`"
+
+
+def test_every_shipped_claim_is_bound_to_its_sentence(loaded, lesson_text):
+    """claims/claims.lock binds every claim (written by `verifier claims rebind`), and the
+    sentences still read as they did when they were bound."""
+    from verifier.claims.sentences import load_bindings, sentence_hash, sentence_of
+
+    bindings = load_bindings(CLAIMS)
+    assert bindings.exists
+    bad = []
+    for lc in loaded:
+        bound = bindings.get(lc.gid)
+        text = lesson_text.get((lc.course, lc.lesson))
+        sentence = sentence_of(text, lc.claim.fragment) if text else None
+        if bound is None:
+            bad.append(f"{lc.gid}: not bound")
+        elif sentence is None or sentence_hash(sentence) != bound:
+            bad.append(f"{lc.gid}: its sentence changed since it was bound")
+    assert not bad, "\n".join(bad[:20])

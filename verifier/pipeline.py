@@ -228,11 +228,17 @@ def run(project: "Project", opts: RunOptions, progress: Progress | None = None) 
     sampling = None
     if opts.check:
         progress.begin("check")
+        claim_findings: list[Finding] = []     # the claim files' own (notation-unused)
         pairs = check_claims(project, selected, opts.upstream,
                              kinds=set(opts.kinds) if opts.kinds else None, crashes=crashes,
-                             tick=progress.advance)
+                             tick=progress.advance, findings=claim_findings)
         progress.end()
         claims = [r for _, r in pairs]
+        if claim_findings:
+            if findings is None:
+                not_run.append(NotRun(stage="lint", what="lesson lint",
+                                      why="not run in this invocation"))
+            findings = (findings or []) + claim_findings
         if opts.runtime != "none":
             from verifier.runtime import confirm
 

@@ -117,11 +117,13 @@ def test_missing_lesson_is_error(simx):
     assert r.verdict is Verdict.ERROR and "lesson 'docs/gone.md' not found" in r.message
 
 
-def test_unavailable_file(simx):
+def test_a_path_absent_from_the_pinned_tree_is_the_claims_error(simx):
+    # the git tree at the pin is known: a path it lacks is a mistyped locator, not a gap
     r = simx.one(claim("u", "symbol", "src/engine/not_there.c", "x", True, "sx_advance1"))
-    assert r.verdict is Verdict.UNAVAILABLE
-    assert r.evidence.path == "src/engine/not_there.c" and r.evidence.status == "unavailable"
-    assert "no such path" in r.message
+    assert r.verdict is Verdict.ERROR, r.message
+    assert "no such path" in r.message and str(simx.claim_file) in r.message
+    r = simx.one(claim("u", "symbol", "include/simx/simx.hh", "x", True, "sx_advance1"))
+    assert r.verdict is Verdict.ERROR and "include/simx/simx.h" in r.message
 
 
 def test_runtime_only_claim(simx):
@@ -181,13 +183,20 @@ def test_release_and_mismatch_sources(tmp_path, monkeypatch, course_dir):
     claims.parent.mkdir(parents=True)
     claims.write_text('lesson = "docs/lesson.md"\nupstream = "whl"\n\n'
                       + claim("m", "symbol", "whl/changed.py", "probe", True, "sx_advance1")
-                      + claim("r", "symbol", "whl/extra.py", "probe", True, "sx_advance1"))
+                      + claim("r", "symbol", "whl/extra.py", "probe", True, "sx_advance1")
+                      + claim("p", "symbol", "whl/extar.py", "probe", True, "sx_advance1")
+                      + claim("o", "symbol", "src/other.c", "probe", True, "sx_advance1"))
     res = {r.id.rsplit("/", 1)[-1]: r for r in run_check(project)}
     # the wheel has other bytes than the pin: never verified
     assert res["m"].verdict is Verdict.UNAVAILABLE
     assert res["m"].evidence.status == "mismatch" and res["m"].evidence.blob == "2" * 40
     # pin blob unknown, served from the pinned release: verified, marked `release`
     assert res["r"].verdict is Verdict.VERIFIED and res["r"].evidence.status == "release"
+    # a mistyped path under a prefix the wheel serves: the claim's error, with a suggestion
+    assert res["p"].verdict is Verdict.ERROR, res["p"].message
+    assert "did you mean" in res["p"].message and "whl/extra.py" in res["p"].message
+    # a path no wheel maps (and no lock lists): honestly unavailable
+    assert res["o"].verdict is Verdict.UNAVAILABLE
 
 
 # ---------------------------------------------------------------- CLI
@@ -287,4 +296,4 @@ def test_cli_lesson_by_file_path_and_no_claims(simx, monkeypatch, capsys):
 def test_ambiguous_fragment_is_noted(simx):
     r = simx.one(claim("a", "symbol", "include/simx/simx.h", "sx_advance", True, "sx_advance"))
     assert r.verdict is Verdict.VERIFIED and r.line == 3
-    assert "fragment occurs 3 times in the lesson, line 3 is the first" in r.message
+    assert "fragment occurs 4 times in the lesson, line 3 is the first" in r.message

@@ -58,10 +58,11 @@ def test_default(simx, path, symbol, expected, options, verdict):
 def test_unknown_param(simx):
     r = simx.one(claim("d", "default", "systems/sensors/gyro_probe.h", "GyroProbe", 1,
                        "clear_depth", param="gain"))
-    assert r.verdict.value == "diverged" and "no parameter 'gain'" in r.message
+    assert r.verdict.value == "error" and "no parameter `gain`" in r.message
+    assert "(has: " in r.message
 
 
 def test_parameter_without_options_param(simx):
     r = simx.one(claim("d", "default", "pysimx/_src/world.py", "make_world.dt", 0.001,
                        "clear_depth"))
-    assert r.verdict.value == "diverged" and "options.param" in r.message
+    assert r.verdict.value == "error" and "options.param" in r.message

@@ -89,7 +89,8 @@ def test_extractors_disagreeing_is_an_error(simx, no_memo, monkeypatch):
 
 def test_unknown_constant(simx):
     r = simx.one(claim("e", "enum", H, "sxPART_NOPE", 1, "sxNPART"))
-    assert r.verdict.value == "diverged" and r.actual is None
+    assert r.verdict.value == "error" and r.actual is None
+    assert "no enum constant or macro `sxPART_NOPE`" in r.message
 
 
 @pytest.mark.parametrize("expr,value", [("1<<4", 16), ("0x10 | 0x01", 17), ("~0 & 0xff", 255),

@@ -52,13 +52,52 @@ def test_signature_evidence_is_the_head(simx):
     assert r.evidence.lines == (14, 20)
 
 
-def test_missing_function_diverges(simx):
+def test_missing_function_is_the_claims_error(simx):
     r = simx.one(claim("s", "signature", "include/simx/simx.h", "sx_nothing", [], "sx_advance1"))
-    assert r.verdict.value == "diverged" and r.actual is None
-    assert "no function/method/constructor 'sx_nothing'" in r.message
+    assert r.verdict.value == "error" and r.actual is None
+    assert "no function/method/constructor `sx_nothing`" in r.message
 
 
 def test_bad_expected_is_error(simx):
     r = simx.one(claim("s", "signature", "include/simx/simx.h", "sx_advance", "model, d",
                        "sx_advance1"))
     assert r.verdict.value == "error" and "list of parameter names" in r.message
+
+
+def test_markers_where_parameter_kinds_put_them():
+    from types import SimpleNamespace as P
+
+    from verifier.claims.kinds.signature import with_markers
+
+    ps = (P(name="a", kind="positional_only"), P(name="b", kind="positional_or_keyword"),
+          P(name="c", kind="keyword_only"), P(name="**kw", kind="var_keyword"))
+    assert [x if isinstance(x, str) else x.name for x in with_markers(ps)] == \
+        ["a", "/", "b", "*", "c", "**kw"]
+    ps = (P(name="a", kind="positional_or_keyword"), P(name="*args", kind="var_positional"),
+          P(name="c", kind="keyword_only"))
+    assert [x if isinstance(x, str) else x.name for x in with_markers(ps)] == ["a", "*args", "c"]
+
+
+@pytest.mark.parametrize("expected,needle", [
+    (["a", "/", "/"], "at most one"),
+    ([{"name": "a", "kind": "keyword"}], "is not one of"),
+    ([3], "bad parameter entry"),
+])
+def test_bad_marker_claims(simx, expected, needle):
+    r = simx.one(claim("s", "signature", "pysimx/_src/sensors/probe_imu.py", "ProbeIMU.update",
+                       expected, "sx_advance1"))
+    assert r.verdict.value == "error" and needle in r.message
+
+
+def test_c_parameter_types_are_specifiers_never_a_false_divergence(simx):
+    """`int sx_readProbe(const void* model, const sxData* d, int id, ...)`: the C fact model
+    records type specifiers (`sxData`), so a claim with `const`/`*` cannot be compared and
+    is the claim's error, not `diverged`; the bare specifier verifies, a wrong one diverges."""
+    def run(t):
+        exp = [{"name": "d", "type": t}, {"name": "id", "type": "int"}]
+        return simx.one(claim("s", "signature", "include/simx/simx.h", "sx_readProbe", exp,
+                              "sx_advance1", match="subset"))
+    r = run("const sxData*")
+    assert r.verdict.value == "error" and "type specifier only" in r.message, r.message
+    assert run("sxData").verdict.value == "verified"
+    assert run("sxModel").verdict.value == "diverged"

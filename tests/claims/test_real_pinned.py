@@ -39,6 +39,16 @@ MUJOCO = [
          expected=["mjSTATE_TIME", "mjSTATE_QPOS", "mjSTATE_QVEL"], options={"match": "prefix"}),
     dict(kind="members", path="include/mujoco/mjdata.h", symbol="mjData",
          expected=["qpos", "qvel", "act", "ctrl", "sensordata"], options={"match": "subset"}),
+    dict(kind="doc", path="include/mujoco/mjmodel.h", symbol="mjModel.sensor_refid",
+         expected="-1: global frame"),
+    dict(kind="doc", path="include/mujoco/mjmodel.h", symbol="mjModel",
+         expected={"sensor_dim": "number of scalar outputs", "sensor_adr": "address in sensor array"}),
+    dict(kind="doc", path="include/mujoco/mjtype.h", symbol="mjSENS_RANGEFINDER",
+         expected="distance to nearest geom along z-axis"),
+    dict(kind="doc", path="include/mujoco/mujoco.h", symbol="mj_forward",
+         expected="same as mj_step but do not integrate in time"),
+    dict(kind="symbol", path="include/mujoco/mjdata.h", symbol="mjData.sensordata",
+         expected=True),                                   # a typedef'd owner is followed
 ]
 
 NEWTON = [
@@ -53,7 +63,34 @@ NEWTON = [
          options={"param": "request_state_attributes"}, expected=True),
     dict(kind="signature", path="newton/_src/sensors/sensor_imu.py", symbol="SensorIMU",
          expected=["model", "sites", "request_state_attributes"], options={"match": "subset"}),
+    dict(kind="doc", path="newton/_src/geometry/raycast.py", symbol="intersect_ray",
+         options={"param": "ray_directions"}, expected="shape [ray_count, 3]"),
+    dict(kind="doc", path="newton/_src/sensors/sensor_imu.py", symbol="SensorIMU.accelerometer",
+         expected="Linear acceleration readings [m/s²] in sensor frame"),
+    dict(kind="signature", path="newton/_src/sensors/sensor_tiled_camera.py",
+         symbol="SensorTiledCamera.update", options={"match": "subset"},
+         expected=[{"name": "depth_image", "type": "wp.array4d[wp.float32] | None",
+                    "default": "None"}]),
+    dict(kind="branch", path="newton/_src/sensors/sensor_imu.py", symbol="compute_sensor_imu_kernel",
+         options={"bindings": {"body_idx": -1}},
+         expected={"reaches": ["gyroscope[sensor_idx] = wp.vec3(0.0)", "return"],
+                   "not_reaches": ["gyroscope[sensor_idx] = wp.quat_rotate_inv(q, vel_ang)"]}),
 ]
+
+
+@pytest.mark.parametrize("fields", [
+    dict(kind="doc", path="include/mujoco/mjmodel.h", symbol="mjModel.sensor_refid",
+         expected="-2: global frame"),
+    dict(kind="branch", path="newton/_src/sensors/sensor_imu.py", symbol="compute_sensor_imu_kernel",
+         options={"bindings": {"body_idx": 0}},
+         expected={"reaches": ["gyroscope[sensor_idx] = wp.vec3(0.0)"]}),
+    dict(kind="signature", path="newton/_src/sensors/sensor_tiled_camera.py",
+         symbol="SensorTiledCamera.update", options={"match": "subset"},
+         expected=[{"name": "depth_image", "type": "wp.array4d[wp.uint32] | None"}]),
+], ids=lambda f: f"{f['kind']}-{f['symbol']}")
+def test_wrong_facts_on_real_code_diverge(real_project, fields):
+    up = "mujoco" if fields["path"].startswith("include/") else "newton"
+    assert run(real_project, up, **fields).verdict is Verdict.DIVERGED
 
 
 @pytest.mark.parametrize("fields", MUJOCO, ids=lambda f: f"{f['kind']}-{f['symbol']}")
@@ -92,6 +129,11 @@ DRAKE = [
          options={"param": "gravity_vector"}, expected="Eigen::Vector3d::Zero()"),
     dict(kind="signature", path="systems/sensors/accelerometer.h", symbol="Accelerometer",
          expected=["body", "X_BS", "gravity_vector"]),
+    dict(kind="doc", path="systems/sensors/accelerometer.h", symbol="Accelerometer",
+         expected="Currently does not represent noise or bias"),
+    dict(kind="doc", path="systems/sensors/rotary_encoders.h", symbol="RotaryEncoders",
+         expected=["inputs to this system are assumed to be in radians",
+                   "combining this with a ZeroOrderHold"]),
 ]
 
 
@@ -110,6 +152,23 @@ def test_drake_from_snapshot(mirrors, monkeypatch, fields):
     except SourceUnavailable as exc:
         pytest.skip(f"the snapshot lacks the pinned blob: {exc}")
     assert out.verdict is Verdict.VERIFIED, (out.message, out.actual)
+
+
+@pytest.mark.mirror
+def test_drake_doc_that_says_otherwise_diverges(mirrors, monkeypatch):
+    if "drake" not in mirrors:
+        pytest.skip("no local Drake snapshot")
+    from tests.conftest import PINS
+    from verifier.project import load_project
+
+    monkeypatch.setenv("VERIFIER_PROVIDERS", "mirror,wheel,objects")
+    project = load_project(PINS)
+    try:
+        out = run(project, "drake", kind="doc", path="systems/sensors/accelerometer.h",
+                  symbol="Accelerometer", expected="represents noise and bias")
+    except SourceUnavailable as exc:
+        pytest.skip(f"the snapshot lacks the pinned blob: {exc}")
+    assert out.verdict is Verdict.DIVERGED and "noise or bias" in str(out.actual)
 
 
 # ---------------------------------------------------------------- pydrake .pyi stubs

@@ -81,10 +81,12 @@ def test_bad_claims_are_errors(flow_ctx, kw, needle):
     assert needle in str(exc.value)
 
 
-def test_ambiguous_overloads_need_overload_option(flow_ctx):
-    # both constructors call nothing matching this filter -> cannot choose
-    with pytest.raises(ClaimError, match="set options.overload"):
-        run(flow_ctx, CPP, "Accelerometer::Accelerometer", [], callee="NoSuchCall")
+def test_calls_none_holds_for_every_overload(flow_ctx):
+    # "calls none of these": both constructors are checked
+    out = run(flow_ctx, CPP, "Accelerometer::Accelerometer", [], callee="NoSuchCall")
+    assert out.verdict is Verdict.VERIFIED and "none of the 2 definitions" in out.message
+    out = run(flow_ctx, CPP, "Accelerometer::Accelerometer", [], callee="DeclareAbstractInputPort")
+    assert out.verdict is Verdict.DIVERGED
     out = run(flow_ctx, CPP, "Accelerometer::Accelerometer", [], callee="NoSuchCall", overload=0)
     assert out.verdict is Verdict.VERIFIED
     assert out.evidence.lines == (8, 11)

@@ -68,7 +68,7 @@ def test_python_match(flow_ctx):
 
 
 @pytest.mark.parametrize("expected,options,needle", [
-    ({"cases": ["a"]}, {"switch": "d->nothing"}, "no switch on `d->nothing`"),
+    ({"cases": ["a"]}, {"switch": "d->nothing"}, "no switch or if / else-if chain on `d->nothing`"),
     ({"labels": ["a"]}, {}, "expected must be a table"),
     ({"default": 3}, {}, "expected.default must be"),
     ({"cases": ["a"]}, {"match": "bag"}, "options.match"),
@@ -80,5 +80,20 @@ def test_bad_cases_claims(flow_ctx, expected, options, needle):
 
 
 def test_function_without_switch_is_an_error(flow_ctx):
-    with pytest.raises(ClaimError, match="no switch in mj_step2"):
-        run(flow_ctx, C, "mj_step2", {"cases": ["a"]})
+    with pytest.raises(ClaimError, match="no switch or if / else-if chain in mj_advanceTime"):
+        run(flow_ctx, C, "mj_advanceTime", {"cases": ["a"]})
+
+
+def test_if_else_if_chain_over_one_variable(flow_ctx):
+    # mj_step2: if (integrator == IMPLICIT || integrator == IMPLICITFAST) ... else mj_Euler
+    out = run(flow_ctx, C, "mj_step2", {"cases": ["mjINT_IMPLICITFAST", "mjINT_IMPLICIT"],
+                                         "default": "mj_Euler"})
+    assert out.verdict is Verdict.VERIFIED, out.message
+    assert out.actual["cases"] == ["mjINT_IMPLICIT", "mjINT_IMPLICITFAST"]
+    assert out.evidence.lines == (45, 50)
+    out = run(flow_ctx, C, "mj_step2", {"cases": {"mjINT_IMPLICIT": "mj_implicit"}},
+              switch="m->opt.integrator", match="subset")
+    assert out.verdict is Verdict.VERIFIED, out.message
+    out = run(flow_ctx, C, "mj_step2", {"cases": ["mjINT_IMPLICIT", "mjINT_RK4"]})
+    assert out.verdict is Verdict.DIVERGED
+    assert "not handled: mjINT_RK4" in out.message and "also handled: mjINT_IMPLICITFAST" in out.message

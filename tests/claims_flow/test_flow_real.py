@@ -164,3 +164,45 @@ def test_cases_on_a_real_python_match(real_project):
     out = check(real_project, "newton", "cases", path, "CollisionDetector.finalize",
                 {"cases": labels + ["CollisionPipelineType.SDF"]}, switch="self._pipeline_type")
     assert out.verdict is Verdict.DIVERGED
+
+
+@pytest.mark.mirror
+def test_shipped_cases_claims_on_the_snapshot_version(mirrors, tmp_path, monkeypatch):
+    """Two shipped `cases` claims (converted from `text`) whose MuJoCo files are at no
+    pinned identity here (so `unavailable` on the course): their meaning is checked on the
+    snapshot's version of the files, served from a temporary repository; a wrong statement
+    diverges."""
+    if "mujoco" not in mirrors:
+        pytest.skip("no local mujoco snapshot")
+    from tests.conftest import PINS
+    from tests.helpers_upstream import UpstreamSpec, make_git_repo, write_pins
+    from verifier.claims.loader import load_claims
+    from verifier.project import load_project
+
+    shipped = {lc.claim.id: lc.claim for lc in load_claims(load_project(PINS))
+               if lc.gid.startswith("mujoco-atlas/sensors-and-sampling/")}
+    claims = [shipped["energy-clock-needstage-pos"], shipped["tactile-dim-3n"]]
+    files = {}
+    for c in claims:
+        data = subprocess.run(["git", "--git-dir", mirrors["mujoco"], "show", f"HEAD:{c.path}"],
+                              capture_output=True, check=False).stdout
+        if not data:
+            pytest.skip(f"snapshot has no {c.path}")
+        files[c.path] = data
+    repo = make_git_repo(tmp_path / "mj.git", files)
+    pins = write_pins(tmp_path, {"mjsnap": UpstreamSpec(url="https://github.com/example/mj",
+                                                        commit=repo.head)})
+    monkeypatch.setenv("VERIFIER_MIRRORS", f"mjsnap={repo.path}")
+    monkeypatch.setenv("VERIFIER_PROVIDERS", "mirror")
+    project = load_project(pins)
+    for c in claims:
+        out = check(project, "mjsnap", c.kind, c.path, c.symbol, c.expected, **c.options)
+        assert out.verdict is Verdict.VERIFIED, (c.id, out)
+    wrong = {"cases": {"mjSENS_CLOCK": "return mjSTAGE_ACC"}}
+    out = check(project, "mjsnap", "cases", claims[0].path, claims[0].symbol, wrong,
+                **claims[0].options)
+    assert out.verdict is Verdict.DIVERGED
+    wrong = {"cases": {"mjSENS_TACTILE": "return 2 *"}}
+    out = check(project, "mjsnap", "cases", claims[1].path, claims[1].symbol, wrong,
+                **claims[1].options)
+    assert out.verdict is Verdict.DIVERGED

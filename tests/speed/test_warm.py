@@ -24,7 +24,7 @@ CLAIMS = (
     + claim("enum", "enum", "include/simx/sxtype.h", "sxPART_DYNAMICS", 30, "sxNPART")
     + claim("calls", "call_order", "src/engine/sx_forward.c", "sx_advance",
             ["sx_advance1", "sx_advance2"], "sx_advance1")
-    + claim("gone", "symbol", "include/simx/simx.h", "sx_nothing", True, "sx_advance(model, d)")
+    + claim("gone", "symbol", "include/simx/simx.h", "sx_advance2", False, "sx_advance(model, d)")
     + claim("bad", "call_order", "src/engine/sx_forward.c", "sx_no_such_function", ["x"],
             "sx_advance1")
 )
@@ -94,7 +94,8 @@ def test_edited_claim_does_not_parse_its_file_again(tmp_path, monkeypatch):
     s = make_simx(tmp_path, monkeypatch)
     s.write(CLAIMS)
     run_check(s.project)
-    s.write(CLAIMS.replace('symbol = "sx_nothing"', 'symbol = "sx_advance2"'))
+    s.write(CLAIMS.replace('symbol = "sx_advance2"\nexpected = false',
+                           'symbol = "sx_advance2"\nexpected = true'))
 
     def no_parse(*a, **k):
         raise AssertionError("file facts extracted again")

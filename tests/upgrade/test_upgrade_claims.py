@@ -60,12 +60,13 @@ def test_claim_verdict_change_is_reported_with_old_and_new_fact(fx):
         "verified", "diverged", False, True)
     assert imp.decided and imp.code == "VU110"
     gone = changes["course/lesson/legacy-exists"]  # file deleted: cannot be re-checked
-    assert (gone.old_verdict, gone.new_verdict, gone.old_actual) == ("verified", "unavailable",
-                                                                     True)
+    # the new version's git tree proves the path absent: the claim names nothing there
+    assert (gone.old_verdict, gone.new_verdict, gone.old_actual) == ("verified", "error", True)
+    assert "pkg/gone.py" in gone.new_message and "no such path" in gone.new_message
     assert not gone.decided and gone.code == "VU111"
     assert (report.claims.changed, report.claims.unchecked) == (1, 1)
     assert report.claims.old_verdicts == {"verified": 3}
-    assert report.claims.new_verdicts == {"diverged": 1, "unavailable": 1, "verified": 1}
+    assert report.claims.new_verdicts == {"diverged": 1, "error": 1, "verified": 1}
     assert report.summary["claim-changed"] == 1 and report.summary["claim-unchecked"] == 1
     assert any("core-imports-nothing verified -> diverged" in s for s in report.left_for_author)
 

@@ -4,9 +4,13 @@ against the pinned source, and enforce the identity rule.
 Verdicts (see docs/claims/README.md):
   verified     the fact at the pin matches `expected` (evidence: path, lines, blob, permalink)
   diverged     it does not (expected vs actual, with evidence)
-  stale        the claim's fragment is no longer in the lesson (a human re-binds it)
+  stale        the claim's fragment is no longer in the lesson, or the sentence around it
+               changed since the claim was bound to it (`verifier claims rebind`)
   unavailable  the file is not available at pinned identity (or a runtime-only claim)
-  error        the claim itself is bad (message names `<claim file>:<line>`)
+  error        the claim itself is bad (message names `<claim file>:<line>`): a locator
+               (`path`, `symbol`, an option) that names nothing at the pin, with "did you
+               mean" suggestions; a negative claim whose name has near misses the lesson
+               does not name
 
 Identity rule: a claim is `verified` only from files served at pinned identity
 (`pinned`) or from the pinned release's wheel when the pin's blob is unknown
@@ -24,9 +28,12 @@ from typing import TYPE_CHECKING
 
 from verifier.claims import kinds as _kinds  # noqa: F401  (registers every kind)
 from verifier.claims.kinds.base import REGISTRY, CheckContext, ClaimError, SourceUnavailable
-from verifier.claims.loader import LoadedClaim, load_claims
 from verifier.claims import memo
+from verifier.claims.loader import LoadedClaim, claims_root, load_claims
 from verifier.claims.memo import check_claim
+from verifier.claims.notation import NOTATION_FILE, Tracker, unused_findings
+from verifier.claims.sentences import Bindings, load_bindings, sentence_hash, sentence_of
+from verifier.facts.model import split_symbol
 from verifier.registry import choice_message
 from verifier.results import ClaimResult, Crash, Evidence, Verdict
 
@@ -85,8 +92,34 @@ def _identity_ok(ev: Evidence | None, ctx: CheckContext) -> str | None:
     return None
 
 
+def _known_absent(project: "Project", sf) -> str | None:
+    """Why an unavailable file is known not to exist at the pin (a mistyped path: the
+    claim's error), or None when it may well exist there (then: `unavailable`). The
+    source layer knows: the pin's git tree, a complete pins.lock, or a pinned release
+    whose wheel map covers the path and lacks it."""
+    try:
+        pres = project.sources.presence(sf.upstream, sf.path)
+    except Exception:  # noqa: BLE001 - nothing known about the path: it stays unavailable
+        return None
+    if not pres.state.known_absent:
+        return None
+    return f"no file `{sf.path}` at {project.pins.get(sf.upstream).short}: {pres.message()}"
+
+
+def _names_in_sentence(name: str, sentence: str | None) -> bool:
+    if not sentence:
+        return False
+    parts = split_symbol(name)
+    last = parts[-1] if parts else name
+    return bool(re.search(r"(?<![\w])" + re.escape(last) + r"(?![\w])", sentence))
+
+
 def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
-              crashes: list[Crash] | None = None) -> ClaimResult:
+              crashes: list[Crash] | None = None, bindings: Bindings | None = None,
+              uses: dict | None = None) -> ClaimResult:
+    """The static verdict of one claim. `crashes` receives a kind's crash; `bindings`:
+    claims.lock (sentence binding); `uses` receives the notation entries the check
+    needed, by claim id."""
     c = lc.claim
     if lesson is None:
         return _error(lc, None, f"lesson {lc.lesson!r} not found in course {lc.course!r}")
@@ -105,18 +138,25 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
     if lc.upstream not in project.pins.upstream:
         return _error(lc, line, f"unknown upstream {lc.upstream!r} (pins.toml has: "
                                 f"{', '.join(sorted(project.pins.upstream))})")
-    ctx = CheckContext(project=project, upstream=project.pins.get(lc.upstream))
+    sentence = sentence_of(lesson.text, c.fragment, line)
+    rebound = _binding_note(lc, sentence, bindings)
+    ctx = CheckContext(project=project, upstream=project.pins.get(lc.upstream),
+                       notation=Tracker(lc.notation))
     try:
         out = check_claim(kind_cls(), c, ctx)   # memoised by blob (verifier/claims/memo.py)
     except SourceUnavailable as exc:
         sf = exc.sf
+        absent = _known_absent(project, sf)
+        if absent is not None:
+            return _stale_or(lc, line, rebound, _error(lc, line, f"`path`: {absent}"))
         ev = Evidence(path=sf.path, blob=sf.expected_blob, status=sf.status.value,
                       permalink=ctx.upstream.permalink(sf.path), provider=sf.provider)
-        return _result(lc, line, Verdict.UNAVAILABLE, evidence=ev,
-                       message=f"{sf.path} is {sf.status.value} at {ctx.upstream.short}: "
-                               f"{sf.reason}".rstrip(": "))
+        return _stale_or(lc, line, rebound, _result(
+            lc, line, Verdict.UNAVAILABLE, evidence=ev,
+            message=f"{sf.path} is {sf.status.value} at {ctx.upstream.short}: "
+                    f"{sf.reason}".rstrip(": ")))
     except ClaimError as exc:
-        return _error(lc, line, str(exc))
+        return _stale_or(lc, line, rebound, _error(lc, line, str(exc)))
     except Exception as exc:  # noqa: BLE001 - a bug in a kind must not sink the whole run
         if os.environ.get("VERIFIER_DEBUG"):
             raise
@@ -126,17 +166,63 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
             crashes.append(crash)
         return _error(lc, line, f"internal error in kind {c.kind!r}: {crash.error} (a bug in "
                                 "verifier: see the crash log)")
+    if uses is not None:
+        uses[lc.gid] = dict(ctx.notation.used)
     verdict, message = out.verdict, out.message
     if verdict is Verdict.VERIFIED:
         why = _identity_ok(out.evidence, ctx)
         if why:
             verdict, message = Verdict.ERROR, (f"{lc.where}: refusing `verified` ({why}); "
                                                f"kind said: {message or ''}").rstrip("; ")
+    if verdict is Verdict.VERIFIED and out.near_miss:
+        missed = [(n, close) for n, close in out.near_miss if not _names_in_sentence(n, sentence)]
+        if missed:
+            what = "; ".join(f"`{n}` is absent, but {', '.join(f'`{x}`' for x in close)} "
+                             f"exist{'s' if len(close) == 1 else ''}" for n, close in missed)
+            return _stale_or(lc, line, rebound, _error(
+                lc, line, f"negative claim with a near-miss name: {what}; did you mean "
+                          f"{missed[0][1][0]}? (the lesson sentence does not name "
+                          f"`{split_symbol(missed[0][0])[-1]}`, so the claim may be mistyped)"))
+    via = ctx.notation.describe_used()
+    if via and verdict in (Verdict.VERIFIED, Verdict.DIVERGED):
+        message = (f"{message}; " if message else "") + via
     n = occurrences(c.fragment, lesson.text)
     if n > 1:
         message = (f"{message}; " if message else "") + (
             f"fragment occurs {n} times in the lesson, line {line} is the first")
-    return _result(lc, line, verdict, actual=out.actual, evidence=out.evidence, message=message)
+    return _stale_or(lc, line, rebound, _result(lc, line, verdict, actual=out.actual,
+                                                evidence=out.evidence, message=message))
+
+
+def _binding_note(lc: LoadedClaim, sentence: str | None, bindings: Bindings | None
+                  ) -> tuple[str, str] | None:
+    """('stale' | 'unbound', message) when the claim's sentence binding needs a person."""
+    if bindings is None or not bindings.exists or sentence is None:
+        return None
+    bound = bindings.get(lc.gid)
+    if bound is None:
+        return ("unbound", f"not bound to its lesson sentence yet: review it, then run "
+                           f"`verifier claims rebind {lc.gid}`")
+    if bound != sentence_hash(sentence):
+        return ("stale", f"sentence changed since the claim was reviewed; re-check and re-bind "
+                         f"with `verifier claims rebind {lc.gid}` (the sentence now reads: "
+                         f"{sentence[:160]!r})")
+    return None
+
+
+def _stale_or(lc: LoadedClaim, line: int | None, note: tuple[str, str] | None,
+              res: ClaimResult) -> ClaimResult:
+    """`res`, or `stale` when the sentence it was reviewed against changed (the check's
+    own outcome kept in the message), or `res` with a note when it was never bound."""
+    if note is None:
+        return res
+    kind, text = note
+    if kind == "unbound":
+        return res.model_copy(update={"message": (f"{res.message}; " if res.message else "") + text})
+    was = f"as written, the claim is {res.verdict.value}" + (f": {res.message}" if res.message
+                                                             else "")
+    return res.model_copy(update={"verdict": Verdict.STALE,
+                                  "message": f"{lc.where}: {text}; {was}"})
 
 
 def run_check(project: "Project", lessons: "list[LessonDoc] | None" = None,
@@ -160,11 +246,13 @@ def unique_ids(loaded: list[LoadedClaim]) -> list[LoadedClaim]:
 def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
                  upstream: str | None = None, *, kinds: "set[str] | None" = None,
                  crashes: list[Crash] | None = None,
-                 tick: Callable[[], None] | None = None,
+                 tick: Callable[[], None] | None = None, findings: list | None = None,
                  ) -> list[tuple[LoadedClaim, ClaimResult]]:
     """Like `run_check`, keeping each result next to its loaded claim (for the runtime
     stage). `kinds` keeps only claims of those kinds; `tick()` after each claim; a kind
-    that raises appends to `crashes` (its claim is an `error`)."""
+    that raises appends to `crashes` (its claim is an `error`); `findings` receives the
+    claim files' own findings: notation entries no checked claim needed
+    (`notation-unused`, warnings)."""
     if upstream is not None:
         project.pins.get(upstream)  # unknown upstream -> clear error
     pool = lessons if lessons is not None else project.lessons()
@@ -183,10 +271,15 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
                     f = project.course_root(course) / lc.lesson
                     if f.is_file():
                         by_key[(lc.course, lc.lesson)] = project.lesson_for(f, lc.course)
+    bindings = load_bindings(claims_root(project))
+    uses: dict[str, dict] = {}
+
     def check_all() -> tuple[list, list[Crash]]:
         got, caught = [], []
+        uses.clear()
         for lc in loaded:
-            got.append((lc, check_one(project, lc, by_key.get((lc.course, lc.lesson)), caught)))
+            got.append((lc, check_one(project, lc, by_key.get((lc.course, lc.lesson)), caught,
+                                      bindings, uses)))
             if tick is not None:
                 tick()
         return got, caught
@@ -197,7 +290,27 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
     if crashes is not None:
         crashes.extend(caught)
     project.sources.save_index()
+    if findings is not None:
+        findings.extend(notation_findings(pairs, uses, complete=upstream is None
+                                          and lessons is None and kinds is None))
     return pairs
+
+
+def notation_findings(pairs: list[tuple[LoadedClaim, ClaimResult]], uses: dict[str, dict],
+                      complete: bool = True) -> list:
+    """`notation-unused` warnings for this run (see verifier/claims/notation.py).
+
+    A course-wide entry is judged only when every claim of its course was checked
+    (`complete`); a claim file's own entries whenever that file's claims were."""
+    items = []
+    for lc, r in pairs:
+        decided = r.verdict in (Verdict.VERIFIED, Verdict.DIVERGED)
+        items.append((lc.notation, lc.claim.expected, r.verdict.value,
+                      set(uses.get(lc.gid, {})), decided))
+    found = unused_findings(items)
+    if complete:
+        return found
+    return [f for f in found if f.path.rsplit("/", 1)[-1] != NOTATION_FILE]
 
 
 def summary(results: list[ClaimResult]) -> dict:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from verifier.claims.model import Claim, ClaimFile
+from verifier.claims.notation import NOTATION_FILE, Notation, load_course_notation, parse_table
 from verifier.errors import ConfigError
 from verifier.tomlerrors import read_toml, validate
 
@@ -40,6 +41,7 @@ class LoadedClaim:
     gid: str             # <course>/<lesson-stem>/<id>
     upstream: str | None = None   # claim.upstream or the file's default upstream
     problem: str | None = None    # set when the claim table itself is invalid
+    notation: Notation = Notation()   # the course's notation with the file's on top
 
     @property
     def where(self) -> str:
@@ -57,7 +59,7 @@ def claim_files(project: "Project") -> list[tuple[str, Path]]:
         return []
     out = []
     for d in sorted(p for p in root.iterdir() if p.is_dir()):
-        files = sorted(d.glob("*.toml"))
+        files = sorted(f for f in d.glob("*.toml") if f.name != NOTATION_FILE)
         if not files:
             continue
         if d.name not in project.pins.course:
@@ -96,6 +98,14 @@ def _problem(exc: ValidationError) -> tuple[str, tuple[Any, ...]]:
     return "; ".join(parts), first_loc
 
 
+def _shown(project: "Project", path: Path) -> str:
+    """A claim file as messages name it: relative to the project when inside it."""
+    try:
+        return path.resolve().relative_to(project.root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def load_file(project: "Project", course: str, path: Path) -> list[LoadedClaim]:
     data, text = read_toml(path)
     raw_claims = data.get("claim", [])
@@ -111,6 +121,10 @@ def load_file(project: "Project", course: str, path: Path) -> list[LoadedClaim]:
     if not cf.lesson or cf.lesson.startswith("/") or ".." in cf.lesson.split("/"):
         raise ConfigError("`lesson` must be the lesson's path in its course repository, e.g. "
                           "docs/state-and-time.md", file=str(path), line=_key_line(text, 0, "lesson"))
+    shown = _shown(project, path)
+    notation = load_course_notation(path.parent, shown.rsplit("/", 1)[0] if "/" in shown else None)
+    if cf.notation is not None:
+        notation = notation.merged(parse_table(cf.notation, path, text, shown))
     headers = _header_lines(text)
     if len(headers) != len(raw_claims):
         # inline `claim = [...]` arrays have no headers; fall back to the key line
@@ -145,7 +159,8 @@ def load_file(project: "Project", course: str, path: Path) -> list[LoadedClaim]:
         seen.setdefault(claim.id, line)
         upstream = claim.upstream or cf.upstream
         out.append(LoadedClaim(claim=claim, course=course, lesson=cf.lesson, file=path,
-                               line=line, gid=gid, upstream=upstream, problem=problem))
+                               line=line, gid=gid, upstream=upstream, problem=problem,
+                               notation=notation))
     return out
 
 

@@ -35,6 +35,7 @@ import secrets
 from typing import Any
 
 from verifier.claims.kinds.base import ClaimError, Outcome
+from verifier.claims.notation import Mapping
 from verifier.codeversion import code_version
 from verifier.facts.cache import decode, encode, fact_cache
 from verifier.results import Evidence, Verdict
@@ -103,7 +104,8 @@ def _outcome_plain(out: Outcome, upstream) -> dict | None:
         evd = {"path": ev.path, "lines": list(ev.lines) if ev.lines else None, "blob": ev.blob,
                "status": ev.status, "provider": ev.provider}
     return {"verdict": out.verdict.value, "actual": out.actual, "evidence": evd,
-            "message": out.message}
+            "message": out.message,
+            "near_miss": [[name, list(close)] for name, close in out.near_miss]}
 
 
 def _outcome_of(d: dict, upstream) -> Outcome:
@@ -115,7 +117,8 @@ def _outcome_of(d: dict, upstream) -> Outcome:
                       provider=e["provider"],
                       permalink=upstream.permalink(e["path"], *(lines or (None, None))))
     return Outcome(verdict=Verdict(d["verdict"]), actual=d["actual"], evidence=ev,
-                   message=d["message"])
+                   message=d["message"],
+                   near_miss=tuple((n, tuple(c)) for n, c in d.get("near_miss", [])))
 
 
 # ------------------------------------------------------------------ audit
@@ -177,7 +180,8 @@ def check_claim(kind, claim, ctx):
     version = code_version(type(kind).__module__, __name__)   # the kind's import closure
     query = {"kind": claim.kind, "path": claim.path, "symbol": claim.symbol,
              "expected": claim.expected, "options": claim.options,
-             "upstream": [ctx.upstream.name, ctx.upstream.repo], "env": _claim_env()}
+             "upstream": [ctx.upstream.name, ctx.upstream.repo], "env": _claim_env(),
+             "notation": ctx.notation.notation.key()}
     hit = None if state.distrusted else fc.get(EXTRACTOR, version, sf.blob, query)
     if isinstance(hit, dict):
         deps = [tuple(d) for d in hit.get("deps", [])]
@@ -192,6 +196,7 @@ def check_claim(kind, claim, ctx):
                     _distrust(fc, claim)
                 return _replay(fresh, ctx.upstream)
             ctx.used.extend(used)
+            ctx.notation.record(Mapping(*m) for m in hit["value"].get("notation", []))
             return _replay(hit["value"], ctx.upstream)
         fc.stats.stale += 1
     before = len(ctx.used)
@@ -199,13 +204,21 @@ def check_claim(kind, claim, ctx):
         try:
             out = kind.check(claim, ctx)
         except ClaimError as exc:
-            _put(fc, version, sf.blob, query, {"error": str(exc)}, seen, ctx.used[before:])
+            _put(fc, version, sf.blob, query, {"error": str(exc), "notation": _used(ctx)},
+                 seen, ctx.used[before:])
             raise
     if isinstance(out, Outcome):
         plain = _outcome_plain(out, ctx.upstream)
         if plain is not None:
-            _put(fc, version, sf.blob, query, {"outcome": plain}, seen, ctx.used[before:])
+            _put(fc, version, sf.blob, query, {"outcome": plain, "notation": _used(ctx)}, seen,
+                 ctx.used[before:])
     return out
+
+
+def _used(ctx) -> list[list[str]]:
+    """The notation entries the check needed (a hit records them again: unused-entry
+    reports must not depend on whether an outcome came from the memo)."""
+    return [[m.lesson, m.source, m.where, m.kind] for m in ctx.notation.used_list()]
 
 
 def _put(fc, version: str, blob: str, query: dict, value: dict, seen, used) -> None:
@@ -222,9 +235,9 @@ def _fresh(kind, claim, ctx) -> dict:
     try:
         out = kind.check(claim, ctx)
     except ClaimError as exc:
-        return {"error": str(exc)}
+        return {"error": str(exc), "notation": _used(ctx)}
     plain = _outcome_plain(out, ctx.upstream) if isinstance(out, Outcome) else None
-    return {"outcome": plain} if plain is not None else {"raw": out}
+    return {"outcome": plain, "notation": _used(ctx)} if plain is not None else {"raw": out}
 
 
 def _as_stored(value: dict) -> Any:

@@ -2,6 +2,8 @@
 
     lesson = "docs/state-and-time.md"     # the lesson's path in its course repository
     upstream = "mujoco"                    # default upstream of the claims below
+    [notation]                             # optional: the lesson's notation (notation.py)
+    g_W = "gravity_vector"
 
     [[claim]]
     id = "mjstate-physics"                 # unique in the file; global id <course>/<stem>/<id>
@@ -110,3 +112,6 @@ class ClaimFile(BaseModel):
     lesson: str
     upstream: str | None = None
     claim: list[Claim] = Field(default_factory=list)
+    # lesson name = "source name", receivers = ["self."] (verifier/claims/notation.py);
+    # checked by the loader, which reports its lines
+    notation: dict[str, Any] | None = None

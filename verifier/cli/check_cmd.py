@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from verifier.cli.runs import execute
     from verifier.cli.summaries import check_line
 
-    _, result = execute(args, opts)
+    project, result = execute(args, opts)
     report = result.report
     if args.format == "json":
         render.print_json(render.claims_json(result))
@@ -68,5 +68,7 @@ def run(args: argparse.Namespace) -> int:
         render.print_record(report, args.format)
     else:
         render.claims_table(result)
+        if report.findings:          # the claim files' own warnings (notation-unused)
+            render.findings_list(result, project.root)
     render.final(check_line(report), machine=args.format != TEXT)
     return result.exit_code

@@ -68,6 +68,9 @@ def claims_json(result: "Run") -> dict:
             d["runtime"].update(duration_s=t.duration_s, stdout=t.stdout, stderr=t.stderr)
         out.append(d)
     doc = {"claims": out, "summary": summary(result.report.claims)}
+    notes = [f.model_dump(mode="json") for f in result.report.findings if f.rule == "notation-unused"]
+    if notes:                        # the claim files' own warnings (an extension of the interface)
+        doc["findings"] = notes
     if result.report.runtime.sampling is not None:
         doc["runtime"] = result.report.runtime.sampling
     return doc

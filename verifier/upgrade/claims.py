@@ -32,12 +32,13 @@ def diff_results(old: list["ClaimResult"], new: list["ClaimResult"]) -> list[Cla
             continue
         ref = n or o
         assert ref is not None
-        decided = ov not in ("unavailable", "absent") and nv not in ("unavailable", "absent")
-        out.append(ClaimChange(
-            code=CODES["claim-changed" if decided else "claim-unchecked"], id=ref.id, course=ref.course, lesson=ref.lesson, kind=ref.kind,
+        change = ClaimChange(
+            id=ref.id, course=ref.course, lesson=ref.lesson, kind=ref.kind,
             old_verdict=ov, new_verdict=nv, expected=ref.expected,
             old_actual=o.actual if o else None, new_actual=n.actual if n else None,
-            old_message=o.message if o else None, new_message=n.message if n else None))
+            old_message=o.message if o else None, new_message=n.message if n else None)
+        out.append(change.model_copy(update={
+            "code": CODES["claim-changed" if change.decided else "claim-unchecked"]}))
     return out
 
 

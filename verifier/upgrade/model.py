@@ -114,8 +114,10 @@ class ClaimChange(_M):
 
     @property
     def decided(self) -> bool:
-        """Both sides have a verdict from source (not unavailable/absent): a real change."""
-        undecided = ("unavailable", "absent")
+        """Both sides have a verdict from source (not unavailable/absent, nor `error`: a
+        claim naming a file or symbol gone at that version says nothing about the lesson
+        there): a real change."""
+        undecided = ("unavailable", "absent", "error")
         return self.old_verdict not in undecided and self.new_verdict not in undecided
 
 

@@ -8,6 +8,7 @@ from verifier.claims.kinds import branch  # noqa: F401,E402  VC107
 from verifier.claims.kinds import call_order  # noqa: F401,E402  VC106
 from verifier.claims.kinds import cases  # noqa: F401,E402  VC108
 from verifier.claims.kinds import default  # noqa: F401,E402  VC103
+from verifier.claims.kinds import doc  # noqa: F401,E402  VC112
 from verifier.claims.kinds import enum  # noqa: F401,E402  VC104
 from verifier.claims.kinds import expression  # noqa: F401,E402  VC109
 from verifier.claims.kinds import members  # noqa: F401,E402  VC105

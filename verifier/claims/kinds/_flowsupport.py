@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from verifier.claims.compare import close_names
 from verifier.claims.kinds.base import ClaimError, CheckContext
 from verifier.facts import flow
 
@@ -66,10 +67,16 @@ def function(claim: "Claim", src: flow.Source,
     symbol = need(claim, "symbol")
     defs = flow.find_functions(src, symbol)
     if not defs:
-        names = sorted({f.qual[-1] for f in flow.functions(src)})
+        fns = flow.functions(src)
+        names = sorted({f.qual[-1] for f in fns})
+        want = flow.split_symbol(symbol)
+        last = want[-1] if want else symbol
+        same = sorted({"::".join(f.qual) for f in fns if f.qual and f.qual[-1] == last})
+        close = list(dict.fromkeys(same + close_names(last, names)))[:4]
         sample = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
-        raise ClaimError(f"no definition of `{symbol}` in {src.path}"
-                         + (f" (it defines: {sample})" if names else " (no function definitions)"))
+        hint = (f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else
+                (f" (it defines: {sample})" if names else " (no function definitions)"))
+        raise ClaimError(f"no definition of `{symbol}` in {src.path} at the pin{hint}")
     ov = _overload(claim)
     if ov is not None:
         if ov >= len(defs):
@@ -105,6 +112,21 @@ def callee_filter(claim: "Claim"):
     except re.error as exc:
         raise ClaimError(f"options.callee is not a valid regular expression: {exc}") from None
     return lambda call: bool(rx.fullmatch(call.name) or rx.fullmatch(call.callee))
+
+
+def call_arg_node(call: flow.Call, arg: int | str, lang: str):
+    """The expression node of positional argument `arg` (int) or of keyword argument
+    `arg` (str: Python `name=...`), or None."""
+    if isinstance(arg, int):
+        positional = [a for a in call.args if a.type != "keyword_argument"] \
+            if lang == "python" else call.args
+        return positional[arg] if arg < len(positional) else None
+    for a in call.args:
+        if a.type == "keyword_argument":
+            name = a.child_by_field_name("name")
+            if name is not None and flow.text(name) == arg:
+                return a.child_by_field_name("value")
+    return None
 
 
 def call_arg(call: flow.Call, arg: int | str, lang: str) -> str | None:

@@ -3,11 +3,12 @@ its facts, and find the claimed symbol."""
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from verifier.claims.kinds.base import CheckContext, ClaimError, same
+from verifier.claims.compare import close_names
+from verifier.claims.compare import same_value as _same_value
+from verifier.claims.kinds.base import CheckContext, ClaimError
 from verifier.facts.extract import UnsupportedLanguage, cached, facts_for
 from verifier.facts.model import FileFacts, Sym
 from verifier.facts.names import module_name, split_symbol
@@ -90,12 +91,88 @@ def resolve_alias(facts: FileFacts, sym: Sym, kinds: set[str]) -> Sym:
     return sym
 
 
-def missing(facts: FileFacts, symbol: str, what: str = "symbol") -> str:
+def lookup_through_typedefs(facts: FileFacts, symbol: str,
+                            kinds: set[str] | None = None) -> list[Sym]:
+    """`lookup`, and when that finds nothing, the same name under the struct/enum
+    a typedef'd owner names (`mjData.qpos` -> `mjData_.qpos`)."""
+    found = lookup(facts, symbol, kinds)
+    if found or facts.lang == "python":
+        return found
     parts = symbol_parts(facts, symbol)
-    names = sorted({s.name for s in facts.syms})
-    close = difflib.get_close_matches(parts[-1] if parts else symbol, names, n=3, cutoff=0.75)
-    hint = f" (close: {', '.join(close)})" if close else ""
-    return f"no {what} {symbol!r} in {facts.path}{hint}"
+    if len(parts) < 2:
+        return found
+    out: list[Sym] = []
+    for cut in range(len(parts) - 1, 0, -1):      # the longest typedef'd owner prefix
+        for owner in lookup(facts, "::".join(parts[:cut])):
+            if owner.kind != "typedef":
+                continue
+            target = resolve_alias(facts, owner, {"struct", "union", "class", "enum"})
+            if target is owner:
+                continue
+            out.extend(facts.find(target.qual + tuple(parts[cut:]), kinds=kinds,
+                                  transparent=set()))
+        if out:
+            break
+    return out
+
+
+def _owner(facts: FileFacts, parts: list[str]) -> Sym | None:
+    if len(parts) < 2:
+        return None
+    owners = [o for o in lookup(facts, "::".join(parts[:-1]))
+              if o.kind in ("class", "struct", "union", "enum", "namespace", "typedef")]
+    if not owners:
+        return None
+    o = owners[0]
+    return resolve_alias(facts, o, {"struct", "union", "class", "enum"}) if o.kind == "typedef" else o
+
+
+def suggestions(facts: FileFacts, symbol: str, kinds: set[str] | None = None) -> list[str]:
+    """Names the claim may have meant: the same name under another scope, then
+    near-miss spellings in the claimed scope (or the whole file)."""
+    parts = symbol_parts(facts, symbol) if symbol else []
+    if not parts:
+        return []
+    last = parts[-1]
+    pool = [s for s in facts.syms if kinds is None or s.kind in kinds]
+    same_name = ['.'.join(s.qual) for s in pool if s.name == last]
+    owner = _owner(facts, parts)
+    scope = facts.children(owner) if owner is not None else pool
+    lead = ".".join(parts[:-1])
+    close = [f"{lead}.{n}" if lead and owner is not None else n
+             for n in close_names(last, {s.name for s in scope if kinds is None or s.kind in kinds})]
+    if owner is None and len(parts) > 1:
+        close += [o for o in close_names(parts[-2], {s.name for s in facts.syms
+                                                     if s.kind in _SCOPES})]
+    return list(dict.fromkeys(same_name + close))[:4]
+
+
+_SCOPES = {"class", "struct", "union", "enum", "namespace", "typedef"}
+
+
+def missing(facts: FileFacts, symbol: str, what: str = "symbol",
+            kinds: set[str] | None = None) -> str:
+    """Why a locator resolves to nothing, with "did you mean" suggestions."""
+    close = suggestions(facts, symbol, kinds)
+    hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
+    return f"no {what} `{symbol}` in {facts.path} at the pin{hint}"
+
+
+def unresolved(facts: FileFacts, symbol: str, what: str = "symbol",
+               kinds: set[str] | None = None) -> ClaimError:
+    """The claim's locator names nothing at the pin: the claim's error, not the lesson's."""
+    return ClaimError(missing(facts, symbol, what, kinds))
+
+
+def near_misses(facts: FileFacts, symbol: str) -> list[str]:
+    """For a name claimed absent: existing names one typo away (same scope)."""
+    parts = symbol_parts(facts, symbol)
+    if not parts:
+        return []
+    owner = _owner(facts, parts)
+    scope = facts.children(owner) if owner is not None else \
+        [s for s in facts.syms if len(s.qual) == 1 or facts.lang != "python"]
+    return close_names(parts[-1], {s.name for s in scope}, cutoff=0.8)
 
 
 def owner_range(facts: FileFacts, symbol: str) -> tuple[int, int] | None:
@@ -129,36 +206,12 @@ def option(claim: "Claim", name: str, default: Any = None, allowed: tuple | None
     return v
 
 
-def _as_int(v: Any) -> int | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    if isinstance(v, str):
-        t = v.strip().rstrip("uUlL")
-        try:
-            return int(t, 0)
-        except ValueError:
-            try:
-                f = float(t.rstrip("fF"))
-            except ValueError:
-                return None
-            return int(f) if f.is_integer() else None
-    return None
-
-
-def same_value(expected: Any, actual: Any) -> bool:
-    """`same` (0.0 == 0. == 0, whitespace-normalised text) plus integer spellings
-    (0xFFFFFFFF == 4294967295) and booleans (true == "True" == "true")."""
-    if same(expected, actual):
-        return True
-    for x, y in ((expected, actual), (actual, expected)):
-        if isinstance(x, bool) and isinstance(y, str):
-            return y.strip() in (("True", "true") if x else ("False", "false"))
-    a, b = _as_int(expected), _as_int(actual)
-    return a is not None and a == b
+def same_value(expected: Any, actual: Any, ctx: CheckContext | None = None,
+               lang: str | None = None) -> bool:
+    """`verifier.claims.compare.same_value` with the claim's notation (`ctx.notation`):
+    numbers by value (`0.0` == `0.` == `0`, `0xFFFFFFFF` == `4294967295`), booleans
+    across languages, containers, names through the notation table."""
+    return bool(_same_value(expected, actual, lang, ctx.notation if ctx is not None else None))
 
 
 def check_options(claim: "Claim", allowed: set[str]) -> None:

@@ -18,15 +18,16 @@ the sections `DOC_HEADINGS` as `## Heading` lines, with one TOML example.
 `check` reads source ONLY through `ctx.source(path)`, which returns the file's
 text when it is at pinned identity (or `release`), and otherwise raises
 `SourceUnavailable` - the checker turns that into verdict `unavailable`.
-Comparison helpers normalise values (`0.0` == `0.` == `0`, whitespace in text).
+Kinds compare through `verifier/claims/compare.py` (values and expressions by
+meaning, names through the claim's notation table, `ctx.notation`).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from verifier.claims.notation import Tracker
 from verifier.registry import Registry
 from verifier.results import Evidence, Verdict
 
@@ -53,6 +54,10 @@ class Outcome:
     actual: Any = None
     evidence: Evidence | None = None
     message: str | None = None
+    # negative claims: (name, close names) for a name the claim says is absent while
+    # near-miss names exist; the checker turns it into `error` unless the lesson
+    # sentence names it (then the lesson really means that exact name)
+    near_miss: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass
@@ -60,6 +65,8 @@ class CheckContext:
     project: "Project"
     upstream: "Upstream"
     used: list["SourceFile"] = field(default_factory=list)
+    # the claim's notation table and the entries its comparisons needed
+    notation: Tracker = field(default_factory=Tracker)
 
     def source(self, path: str) -> tuple[str, "SourceFile"]:
         sf, text = self.project.sources.text(self.upstream.name, path)
@@ -92,29 +99,3 @@ class ClaimKind:
 
     def check(self, claim: "Claim", ctx: CheckContext) -> Outcome:  # pragma: no cover
         raise NotImplementedError
-
-
-# ------------------------------------------------------------------ comparison helpers
-_NUM = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFlLuU]*$")
-
-
-def normalize_value(v: Any) -> Any:
-    """Numbers compare as numbers (0.0 == 0. == 0 == 0.0f); text with whitespace collapsed."""
-    if isinstance(v, bool) or v is None:
-        return v
-    if isinstance(v, (int, float)):
-        return float(v)
-    if isinstance(v, str):
-        s = " ".join(v.split())
-        if _NUM.match(s):
-            return float(s.rstrip("fFlLuU"))
-        return re.sub(r"\s*([(),\[\]{}<>*&|+\-/:=])\s*", r"\1", s)
-    if isinstance(v, (list, tuple)):
-        return [normalize_value(x) for x in v]
-    if isinstance(v, dict):
-        return {k: normalize_value(x) for k, x in v.items()}
-    return v
-
-
-def same(a: Any, b: Any) -> bool:
-    return normalize_value(a) == normalize_value(b)

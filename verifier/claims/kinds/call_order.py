@@ -10,6 +10,16 @@ Macros are not expanded: a function-like macro invocation (`mjERROR(...)`,
 `mjENABLED(...)`) counts as a call by its own name, and calls through function pointers
 or callbacks count by the pointer's name.
 
+Items compare by meaning (numbers by value, strings by value); Names in `expected` may be written in the lesson's notation when the claim file or the
+course declares it (`[notation]`, see docs/claims/README.md); the verdict names the
+entries it needed.
+
+`expected = []` claims the function calls nothing the filter matches ("makes no state
+declarations"); with several same-named definitions (constructors, overloads) every one
+must hold. A filter that matches no call while `expected` lists calls is the claim's
+`error` (with "did you mean"); a "calls none" claim whose filter is a near miss of a call
+the function does make is an `error` unless the lesson sentence names it.
+
 ## Why it matters
 Lessons describe pipelines: "the constructor declares the ports A, B, C in that order",
 "step2 runs actuation, then acceleration, then constraints".
@@ -42,23 +52,20 @@ Python its decorators), with a permalink at the pinned commit.
 
 ## Verdicts
 `verified` / `diverged` (actual list shown); `unavailable` when the file is not at pinned
-identity; `error` for an unknown function, bad options or an ambiguous overload.
+identity; `error` for an unknown function or a filter that names nothing (both with "did
+you mean"), bad options or an ambiguous overload.
 """
 
 from __future__ import annotations
 
 from verifier.claims.kinds import _flowsupport as fs
-from verifier.claims.kinds.base import ClaimError, ClaimKind, Outcome, same
+from verifier.claims.compare import close_names, same_list
+from verifier.claims.kinds.base import ClaimError, ClaimKind, Outcome
 from verifier.facts import flow
 from verifier.results import Verdict
 
 OPTIONS = {"callee": "regex on the callee name", "arg": "argument index or keyword to report",
            "match": "exact | subsequence | prefix", "overload": "0-based definition index"}
-
-
-def _subsequence(want: list, have: list) -> bool:
-    it = iter(have)
-    return all(any(same(w, h) for h in it) for w in want)
 
 
 class CallOrderKind(ClaimKind):
@@ -89,14 +96,33 @@ class CallOrderKind(ClaimKind):
                         out.append(v)
             return out
 
+        defs = flow.find_functions(src, fs.need(claim, "symbol"))
+        if not expected and len(defs) > 1 and claim.options.get("overload") is None:
+            # "calls none of these": every definition (overloads, constructors) must hold
+            found = [(d, produce(d)) for d in defs]
+            bad = [(d, got) for d, got in found if got]
+            d, got = bad[0] if bad else found[0]
+            return Outcome(Verdict.DIVERGED if bad else Verdict.VERIFIED, actual=got,
+                           evidence=ctx.evidence(sf, d.start, d.end),
+                           message=(f"{d.name} (lines {d.start}-{d.end}) calls {got}" if bad else
+                                    f"none of the {len(defs)} definitions of {d.name} does"))
         fn = fs.function(claim, src, produce)
         actual = produce(fn)
-        if mode == "exact":
-            ok = same(expected, actual)
-        elif mode == "prefix":
-            ok = len(actual) >= len(expected) and same(expected, actual[:len(expected)])
-        else:
-            ok = _subsequence(expected, actual)
+        near: tuple = ()
+        if not actual and "callee" in claim.options:
+            callees = list(dict.fromkeys(c.name for c in flow.calls_in(src, fn.body)))
+            pat = str(claim.options["callee"])
+            close = close_names(pat, callees)
+            if expected:     # the filter is the claim's locator, and it names nothing
+                hint = (f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else
+                        f" (it calls: {', '.join(callees[:12]) or 'nothing'})")
+                raise ClaimError(f"options.callee /{pat}/ matches no call in {fn.name} at the "
+                                 "pin" + (f" (with an argument {arg})" if arg is not None else "")
+                                 + hint)
+            if close:        # "calls no X": is X a typo of a call it does make?
+                near = ((pat, tuple(close)),)
+        ok = same_list(expected, actual, src.lang, ctx.notation, mode=mode)
         return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=actual,
                        evidence=ctx.evidence(sf, fn.start, fn.end),
-                       message=None if ok else f"calls in {fn.name} ({mode} match) differ")
+                       message=None if ok else f"calls in {fn.name} ({mode} match) differ",
+                       near_miss=near)

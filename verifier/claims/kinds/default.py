@@ -9,10 +9,16 @@ The default value of
 - a parameter: Python default, C++ default argument, pybind11 `py::arg("x") = ...` —
   `symbol` = the function, method, constructor or class, and `options.param = "name"`.
 
-`expected` is the default as the lesson writes it. Numbers compare as numbers
-(`0.0` == `0.` == `0` == `0.0f`), integers in any spelling (`0xFFFFFFFF` == `4294967295`),
-booleans as Python/C++ spell them (`true` == `True`), and other text whitespace-normalised
-(`Eigen::Vector3d::Zero()`). A dataclass `field(default=X)` counts as `X` and
+`expected` is the default as the lesson writes it, compared by meaning
+(`verifier/claims/compare`): numbers by value (`0.0` == `0.` == `0.0f`, `0x1F` == `31`,
+`1e-3` == `0.001`, `-0.0` == `0.0`) with constant arithmetic folded (`1/30` == `1.0 / 30`;
+the source's own language decides, so C's integer `1/30` is 0), strings by value, booleans
+as Python/C++ spell them (`true` == `True`), lists/tuples/brace initialisers as
+sequences, set literals and flag compositions (`A | B`) as sets, calls by name and
+arguments (`wp.vec3(0)` == `wp.vec3(0.0)`), anything else as an expression
+(`Eigen::Vector3d::Zero()`). Names in `expected` may be written in the lesson's notation when the claim file or the
+course declares it (`[notation]`, see docs/claims/README.md); the verdict names the
+entries it needed. A dataclass `field(default=X)` counts as `X` and
 `field(default_factory=F)` as `F()`.
 
 ## Why it matters
@@ -50,16 +56,18 @@ expected = 0.0
 The field's line, or the callable's declaration head.
 
 ## Verdicts
-`verified` / `diverged` (actual = the default text, `null` when there is none or the name
-is missing); `unavailable`; `error` for a bad option. An unknown option is an `error` (known: param).
+`verified` / `diverged` (actual = the default text, `null` when there is none);
+`unavailable`; `error` when the field, callable or parameter does not exist at the pin
+(with "did you mean"), or for a bad option. An unknown option is an `error` (known: param).
 """
 
 from __future__ import annotations
 
 import re
 
-from verifier.claims.kinds._lookup import (check_options, file_facts, lookup, missing, need,
-                                           same_value, sym_desc)
+from verifier.claims.compare import close_names
+from verifier.claims.kinds._lookup import (check_options, file_facts, lookup_through_typedefs,
+                                           need, same_value, sym_desc, unresolved)
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
 from verifier.claims.kinds.signature import callables
 from verifier.results import Verdict
@@ -97,8 +105,7 @@ class DefaultKind(ClaimKind):
         if param:
             cands = callables(facts, claim.symbol)
             if not cands:
-                return Outcome(Verdict.DIVERGED, actual=None, evidence=ctx.evidence(sf, None, None),
-                               message=missing(facts, claim.symbol, "function/method/constructor"))
+                raise unresolved(facts, claim.symbol, "function/method/constructor")
             seen = []
             for s in cands:
                 for p in s.params or ():
@@ -107,26 +114,28 @@ class DefaultKind(ClaimKind):
                         seen.append((s, val))
             if not seen:
                 s = cands[0]
-                return Outcome(Verdict.DIVERGED, actual=None, evidence=ctx.evidence(sf, *s.head),
-                               message=f"{sym_desc(s)} has no parameter {param!r} "
-                                       f"(has: {', '.join(p.name for p in s.params or ())})")
+                names = [p.name for c in cands for p in c.params or ()]
+                close = close_names(param, names)
+                raise ClaimError(f"{sym_desc(s)} has no parameter `{param}` (options.param) at "
+                                 f"the pin (has: {', '.join(dict.fromkeys(names)) or 'none'})"
+                                 + (f"; did you mean {', '.join(f'`{c}`' for c in close)}?"
+                                    if close else ""))
             for s, val in seen:
-                if val is not None and same_value(claim.expected, val):
+                if val is not None and same_value(claim.expected, val, ctx, facts.lang):
                     return Outcome(Verdict.VERIFIED, actual=val, evidence=ctx.evidence(sf, *s.head),
                                    message=f"{sym_desc(s)}: {param} = {val}")
             s, val = seen[0]
             return Outcome(Verdict.DIVERGED, actual=val, evidence=ctx.evidence(sf, *s.head),
                            message=f"{sym_desc(s)}: {param} "
                                    + ("has no default" if val is None else f"= {val}"))
-        cands = [s for s in lookup(facts, claim.symbol)
-                 if s.kind in ("field", "attribute", "variable")]
+        kinds = {"field", "attribute", "variable"}
+        cands = [s for s in lookup_through_typedefs(facts, claim.symbol) if s.kind in kinds]
         if not cands:
-            return Outcome(Verdict.DIVERGED, actual=None, evidence=ctx.evidence(sf, None, None),
-                           message=missing(facts, claim.symbol, "field/attribute")
-                           + " (for a parameter, set options.param)")
+            err = unresolved(facts, claim.symbol, "field/attribute", kinds)
+            raise ClaimError(f"{err} (for a parameter, set options.param)")
         s = cands[0]
         val = unwrap_field(s.value)
-        ok = val is not None and same_value(claim.expected, val)
+        ok = val is not None and same_value(claim.expected, val, ctx, facts.lang)
         return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=val,
                        evidence=ctx.evidence(sf, *s.head),
                        message=f"{sym_desc(s)}" + (" has no default" if val is None else f" = {val}"))

@@ -51,7 +51,8 @@ The constant's line(s).
 
 ## Verdicts
 `verified` / `diverged` (actual = the value, or the written names); `unavailable`;
-`error` when the value cannot be evaluated statically or the extractors disagree. An unknown option is an `error` (known: compare).
+`error` when the constant does not exist at the pin (with "did you mean"), the value
+cannot be evaluated statically or the extractors disagree. An unknown option is an `error` (known: compare).
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ from __future__ import annotations
 import posixpath
 import re
 
-from verifier.claims.kinds._lookup import (check_options, file_facts, lookup, missing, need,
-                                           option, sym_desc)
+from verifier.claims.kinds._lookup import (check_options, file_facts, lookup, need, option,
+                                           sym_desc, unresolved)
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
 from verifier.facts import clang
 from verifier.facts.consteval import Evaluator, evaluate
@@ -144,8 +145,7 @@ class EnumKind(ClaimKind):
                              "names with options.compare = \"composition\"")
         facts, sf, s, values, ev, clang_map = constant_values(claim, ctx)
         if s is None:
-            return Outcome(Verdict.DIVERGED, actual=None, evidence=ctx.evidence(sf, None, None),
-                           message=missing(facts, claim.symbol, "enum constant or macro"))
+            raise unresolved(facts, claim.symbol, "enum constant or macro", {"enumerator", "macro"})
         value, how = _decide(values)
         evid = ctx.evidence(sf, s.start, s.end)
 

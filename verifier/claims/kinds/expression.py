@@ -7,7 +7,8 @@ The expression a function assigns to a variable, returns, or passes to a call.
   `=` assignment (`d->time = ...`, `self.dt = ...`); compound assignments are not targets.
 - `options.target = "return"`: the value of a `return`.
 - `options.call = "SetFromVector"` (regex, full match on the callee name or whole callee) with
-  `options.arg` (default 0): that argument of the call.
+  `options.arg` (default 0; in Python also a keyword name, `visible`): that argument of the
+  call.
 
 Comparison is structural: `expected` is parsed with the file's grammar and both sides are
 compared as token sequences with explicit grouping. Whitespace, comments and redundant
@@ -15,7 +16,14 @@ parentheses do not matter; names, operators and grouping do:
 `R_SW*(A_WS.translational()-gravity_vector_)` equals
 `R_SW * ( A_WS.translational() - gravity_vector_ )`, but not
 `R_SW * A_WS.translational() - gravity_vector_` and not `... - gravity_vector)`.
-When `expected` does not parse, whitespace-insensitive text comparison is used.
+Numbers compare by value (`x / 2` == `x / 2.0`, `0x1F` == `31`) and constant
+sub-expressions are folded (`x * (1/30)` == `x * (1.0 / 30)`; the source's language decides
+integer division). Names in `expected` may be written in the lesson's notation when the claim file or the
+course declares it (`[notation]`, see docs/claims/README.md); the verdict names the
+entries it needed. Receivers
+declared in the notation may be left out in front of a name (`int(time * fps)` for
+`int(time * self.fps)`). When `expected` does not parse, whitespace-insensitive text
+comparison is used.
 
 ## Why it matters
 Lessons quote the formula an implementation computes.
@@ -37,7 +45,7 @@ call = "SetFromVector"
 | option | meaning |
 |---|---|
 | `target` | variable name, or `return` |
-| `call`, `arg` | callee regex and argument index (instead of `target`) |
+| `call`, `arg` | callee regex and argument index, or (Python) keyword name (instead of `target`) |
 | `occurrence` | 1-based occurrence (negative counts from the end) when the target gets several different expressions; without it such a claim is an error listing the lines |
 | `overload` | 0-based index among same-named definitions |
 
@@ -45,21 +53,23 @@ call = "SetFromVector"
 The lines of the statement holding the expression, at the pinned blob.
 
 ## Verdicts
-`verified` / `diverged` (`actual` = the source text, whitespace collapsed; `null` when the
-function never assigns the target); `unavailable`; `error` for bad options or ambiguity.
+`verified` / `diverged` (`actual` = the source text, whitespace collapsed); `unavailable`;
+`error` when the function never assigns the target or has no such call (with "did you
+mean"), for bad options or ambiguity.
 """
 
 from __future__ import annotations
 
 import re
 
+from verifier.claims.compare import close_names, same_expression
 from verifier.claims.kinds import _flowsupport as fs
 from verifier.claims.kinds.base import ClaimError, ClaimKind, Outcome
 from verifier.facts import flow
 from verifier.results import Verdict
 
 OPTIONS = {"target": "variable name or 'return'", "call": "regex on a callee name",
-           "arg": "argument index (with call)", "occurrence": "1-based, negative from end",
+           "arg": "argument index, or keyword name in Python (with call)", "occurrence": "1-based, negative from end",
            "overload": "0-based definition index"}
 
 
@@ -81,6 +91,7 @@ class ExpressionKind(ClaimKind):
         occ = claim.options.get("occurrence")
         if occ is not None and (isinstance(occ, bool) or not isinstance(occ, int) or occ == 0):
             raise ClaimError(f"options.occurrence must be a non-zero integer, got {occ!r}")
+        arg: int | str = 0
         if callpat is not None:
             if not isinstance(callpat, str):
                 raise ClaimError("options.call must be a regular expression string")
@@ -88,10 +99,8 @@ class ExpressionKind(ClaimKind):
                 rx = re.compile(callpat)
             except re.error as exc:
                 raise ClaimError(f"options.call is not a valid regular expression: {exc}") from None
-            arg = fs.arg_option(claim)
-            arg = 0 if arg is None else arg
-            if isinstance(arg, str):
-                raise ClaimError("options.arg must be an index for expression claims")
+            got = fs.arg_option(claim)
+            arg = 0 if got is None else got
         elif "arg" in claim.options:
             raise ClaimError("options.arg only goes with options.call")
         src, sf = fs.load(claim, ctx)
@@ -101,17 +110,18 @@ class ExpressionKind(ClaimKind):
                 return flow.targets(src, fn, target)
             out = []
             for c in flow.calls_in(src, fn.body):
-                if (rx.fullmatch(c.name) or rx.fullmatch(c.callee)) and arg < len(c.args):
-                    out.append(flow.Target(c.args[arg], flow.statement_of(c.node), "arg"))
+                if not (rx.fullmatch(c.name) or rx.fullmatch(c.callee)):
+                    continue
+                node = fs.call_arg_node(c, arg, src.lang)
+                if node is not None:
+                    out.append(flow.Target(node, flow.statement_of(c.node), "arg"))
             return out
 
         fn = fs.function(claim, src, found)
         cands = found(fn)
         what = f"`{target}`" if callpat is None else f"argument {arg} of calls to /{callpat}/"
         if not cands:
-            return Outcome(Verdict.DIVERGED, actual=None,
-                           evidence=ctx.evidence(sf, fn.start, fn.end),
-                           message=f"no {what} in {fn.name}")
+            raise ClaimError(_no_target(src, fn, target, callpat, arg))
         if occ is not None:
             if abs(occ) > len(cands):
                 raise ClaimError(f"options.occurrence = {occ}, but {what} occurs "
@@ -125,8 +135,54 @@ class ExpressionKind(ClaimKind):
                                  f"({where}); set options.occurrence")
             pick = cands[0]
         actual = flow.squash(flow.text(pick.node))
-        ok = flow.same_expression(src.lang, pick.node, claim.expected)
+        ok = same_expression(src.lang, pick.node, claim.expected, ctx.notation)
         start, end = flow.lines_of(pick.stmt)
         return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=actual,
                        evidence=ctx.evidence(sf, start, end),
                        message=None if ok else f"{what} in {fn.name} differs")
+
+
+def assigned_names(fn: flow.FunctionDef) -> list[str]:
+    """Every variable a function's body initialises or assigns with `=` (source order)."""
+    out: list[str] = []
+
+    def walk(n) -> None:
+        t = n.type
+        left = None
+        if t == "init_declarator":
+            left = n.child_by_field_name("declarator")
+            while left is not None and left.type not in ("identifier", "field_identifier",
+                                                         "qualified_identifier"):
+                inner = left.child_by_field_name("declarator")
+                left = inner if inner is not None else next(
+                    (c for c in left.named_children if c.type.endswith("declarator")
+                     or c.type == "identifier"), None)
+        elif t in ("assignment_expression", "assignment"):
+            op = n.child_by_field_name("operator")
+            if op is None or flow.text(op) == "=":
+                left = n.child_by_field_name("left")
+        if left is not None:
+            out.append("".join(flow.text(left).split()).lstrip("*&"))
+        for c in n.children:
+            walk(c)
+
+    walk(fn.body)
+    return list(dict.fromkeys(out))
+
+
+def _no_target(src, fn, target, callpat, arg) -> str:
+    """The claim's target or call names nothing in the function: say what is there."""
+    if callpat is None:
+        if target == "return":
+            return f"{fn.name} has no `return` with a value at the pin"
+        names = assigned_names(fn)
+        close = close_names(target, names)
+        hint = (f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else
+                f" (it assigns: {', '.join(names[:12]) or 'nothing'})")
+        return f"{fn.name} never assigns `{target}` (options.target) at the pin{hint}"
+    callees = list(dict.fromkeys(c.name for c in flow.calls_in(src, fn.body)))
+    close = close_names(callpat, callees)
+    hint = (f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else
+            f" (it calls: {', '.join(callees[:12]) or 'nothing'})")
+    return (f"{fn.name} has no call matching /{callpat}/ (options.call) with an argument "
+            f"{arg} at the pin{hint}")

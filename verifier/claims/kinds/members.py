@@ -12,6 +12,10 @@ The ordered members of a container:
 | Python module (`symbol` = the module, e.g. `newton.sensors`) | `__all__` (literal list, `+=`, `.extend`), else public top-level names |
 | pybind11 class in a bindings file | the names bound on it (`__init__`, `.def(...)`) |
 
+Typedef names are followed to the struct or enum they name. Names in `expected` may be written in the lesson's notation when the claim file or the
+course declares it (`[notation]`, see docs/claims/README.md); the verdict names the
+entries it needed.
+
 ## Why it matters
 "Exactly four sensor classes", "these fields in this order": lists drift as upstream grows.
 
@@ -30,7 +34,7 @@ expected = ["SensorContact", "SensorFrameTransform", "SensorIMU", "SensorTiledCa
 ## Options
 | option | meaning |
 |---|---|
-| `match` | `exact` (default): same names, same order; `prefix`; `subset`: every expected name present, any order; `count`: `expected` is the number of members |
+| `match` | `exact` (default): same names, same order; `prefix`; `subset`: every expected name present, any order; `set`: the same names, any order; `count`: `expected` is the number of members |
 | `of` | `fields` \| `methods` \| `enumerators` \| `all`: override the default selection above |
 
 ## Evidence
@@ -38,14 +42,15 @@ The container's lines (`__all__`'s lines for a module).
 
 ## Verdicts
 `verified` / `diverged` (actual = the member list, or the count; the message names missing
-and unexpected members, or "same names, different order"); `unavailable`; `error` for a
-malformed `expected`. An unknown option is an `error` (known: match, of).
+and unexpected members, or "same names, different order"); `unavailable`; `error` when the
+container does not exist at the pin (with "did you mean"), or for a malformed `expected`. An unknown option is an `error` (known: match, of).
 """
 
 from __future__ import annotations
 
-from verifier.claims.kinds._lookup import (check_options, file_facts, lookup, missing, need,
-                                           option, resolve_alias, sym_desc, symbol_parts)
+from verifier.claims.compare import same_list, same_name
+from verifier.claims.kinds._lookup import (check_options, file_facts, lookup, need, option,
+                                           resolve_alias, sym_desc, symbol_parts, unresolved)
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
 from verifier.facts.model import FileFacts, Sym
 from verifier.results import Verdict
@@ -87,7 +92,7 @@ class MembersKind(ClaimKind):
     def check(self, claim, ctx: CheckContext) -> Outcome:
         check_options(claim, {"match", "of"})
         need(claim, "path", "symbol")
-        mode = option(claim, "match", "exact", ("exact", "prefix", "subset", "count"))
+        mode = option(claim, "match", "exact", ("exact", "prefix", "subset", "set", "count"))
         of = option(claim, "of", None, (None, "fields", "methods", "enumerators", "all"))
         exp = claim.expected
         if mode == "count":
@@ -110,27 +115,24 @@ class MembersKind(ClaimKind):
         else:
             found = [s for s in lookup(facts, claim.symbol) if s.kind in _CONTAINERS]
             if not found:
-                return Outcome(Verdict.DIVERGED, actual=None, evidence=ctx.evidence(sf, None, None),
-                               message=missing(facts, claim.symbol, "struct/enum/class"))
+                raise unresolved(facts, claim.symbol, "struct/enum/class", _CONTAINERS)
             s = resolve_alias(facts, found[0], {"struct", "union", "class", "enum"})
             actual = members_of(facts, s, of)
             rng = (s.start, s.end)
             desc = sym_desc(s)
-        if mode == "exact":
-            ok = actual == exp
-        elif mode == "prefix":
-            ok = actual[:len(exp)] == exp
-        elif mode == "subset":
-            ok = set(exp) <= set(actual)
-        else:
+        if mode == "count":
             ok = len(actual) == exp
+        else:
+            ok = bool(same_list(exp, actual, facts.lang, ctx.notation, mode=mode, names=True))
         shown = len(actual) if mode == "count" else actual
         extra = ""
-        if mode in ("exact", "subset") and not ok:
-            miss = [x for x in exp if x not in actual]
-            more = [x for x in actual if x not in exp]
+        if mode in ("exact", "subset", "set") and not ok:
+            miss = [x for x in exp if not any(same_name(x, y, ctx.notation.probe())
+                                              for y in actual)]
+            more = [y for y in actual if not any(same_name(x, y, ctx.notation.probe())
+                                                 for x in exp)]
             extra = (f"; missing {miss}" if miss else "") + (
-                f"; not expected {more}" if more and mode == "exact" else "")
+                f"; not expected {more}" if more and mode != "subset" else "")
             if not miss and not more:
                 extra = "; same names, different order"
         return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=shown,

@@ -23,6 +23,15 @@ file at the pinned commit:
   attributes and `self.x = ...` attributes (of any method). The module prefix derived from
   the path may be written: `newton.sensors.SensorIMU` in `newton/sensors.py`.
 
+Typedef names are followed: `mjData.qpos` finds the field of `struct mjData_`.
+
+A claim that a name exists names a locator: when it resolves to nothing at the pin, the
+claim is an `error` with "did you mean" suggestions (a typo in a claim is the claim's
+error, never the lesson's). A claim that a name does **not** exist is `verified` when it
+is absent, unless a near-miss name exists in the same scope (`sx_advance3` absent while
+`sx_advance1` exists) and the lesson sentence does not name it: then it is an `error` too,
+since the claim may be mistyped.
+
 ## Why it matters
 Lessons name the API to call. A name that is gone, or one the lesson says is missing but
 exists, misleads readers.
@@ -49,16 +58,20 @@ The definition's lines. For an absent member: the enclosing class or struct (for
 the whole `.def` chain); for an absent top-level name: the file (no line range).
 
 ## Verdicts
-`verified` / `diverged` (actual `true`/`false`; a missing name's message lists close
-names); `unavailable` when the file is not at pinned identity; `error` when `path`,
-`symbol` or a boolean `expected` is missing, or the file's language is not supported. An unknown option is an `error` (known: kinds).
+`verified` / `diverged` (actual `true`/`false`: the name exists although the lesson says it
+does not); `unavailable` when the file is not at pinned identity; `error` when an expected
+name does not exist at the pin (with "did you mean"), for a near-miss negative claim (see
+above), when `path`, `symbol` or a boolean `expected` is missing, or the file's language is
+not supported. An unknown option is an `error` (known: kinds).
 """
 
 from __future__ import annotations
 
-from verifier.claims.kinds._lookup import (as_bool, check_options, file_facts, lookup, missing,
-                                           need, option, owner_range, sym_desc)
+from verifier.claims.kinds._lookup import (as_bool, check_options, file_facts,
+                                           lookup_through_typedefs, near_misses, need,
+                                           option, owner_range, sym_desc, unresolved)
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
+from verifier.facts.model import LITERAL_KINDS
 from verifier.results import Verdict
 
 
@@ -76,17 +89,27 @@ class SymbolKind(ClaimKind):
         if kinds is not None and not (isinstance(kinds, list) and all(isinstance(k, str) for k in kinds)):
             raise ClaimError("options.kinds must be a list of symbol kinds, e.g. [\"function\"]")
         facts, sf = file_facts(claim, ctx)
-        found = lookup(facts, claim.symbol, set(kinds) if kinds else None)
-        exists = bool(found)
-        verdict = Verdict.VERIFIED if exists == expected else Verdict.DIVERGED
+        found = lookup_through_typedefs(facts, claim.symbol, set(kinds) if kinds else None)
         if found:
             s = found[0]
-            ev = ctx.evidence(sf, s.start, s.end)
             msg = f"found {sym_desc(s)} at line {s.start}"
             if len(found) > 1:
                 msg += f" (+{len(found) - 1} more)"
-        else:
-            rng = owner_range(facts, claim.symbol)
-            ev = ctx.evidence(sf, *(rng or (None, None)))
-            msg = missing(facts, claim.symbol)
-        return Outcome(verdict, actual=exists, evidence=ev, message=msg)
+            verdict = Verdict.VERIFIED if expected else Verdict.DIVERGED
+            return Outcome(verdict, actual=True, evidence=ctx.evidence(sf, s.start, s.end),
+                           message=msg)
+        if expected:
+            # the claim's locator names nothing at the pin: the claim's error
+            literal = [] if kinds else lookup_through_typedefs(facts, claim.symbol,
+                                                               set(LITERAL_KINDS))
+            if literal:
+                raise ClaimError(f"`{claim.symbol}` in {facts.path} is declared by a string "
+                                 f"literal ({sym_desc(literal[0])}, line {literal[0].start}), "
+                                 f"not defined: set options.kinds = [\"{literal[0].kind}\"] "
+                                 "to count it")
+            raise unresolved(facts, claim.symbol, "symbol", set(kinds) if kinds else None)
+        rng = owner_range(facts, claim.symbol)
+        close = near_misses(facts, claim.symbol)
+        return Outcome(Verdict.VERIFIED, actual=False, evidence=ctx.evidence(sf, *(rng or (None, None))),
+                       message=f"no symbol `{claim.symbol}` in {facts.path} at the pin",
+                       near_miss=((claim.symbol, tuple(close)),) if close else ())

@@ -1,12 +1,12 @@
-"""Expressions compared in a whitespace- and redundant-parenthesis-insensitive form,
-and the expressions assigned to a variable or returned (the expression kind)."""
+"""A whitespace- and redundant-parenthesis-insensitive form of an expression (to tell
+distinct expressions apart), and the expressions assigned to a variable or returned
+(the expression kind; claims compare them in `verifier/claims/compare.py`)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from verifier.facts import treesitter as ts
 from verifier.facts.flow.functions import FunctionDef
 from verifier.facts.flow.source import Node, Source, text
 
@@ -46,38 +46,6 @@ def canonical_expression(node: Node) -> str:
     _tokens(node, out)
     return " ".join(out)
 
-
-def canonical_text(lang: str, expr: str) -> str | None:
-    """Canonical form of an expression written as text, or None if it does not parse."""
-    if lang == "python":
-        wrapper = f"__v = ({expr})\n"
-    else:
-        wrapper = f"void __f(void) {{ __v = ({expr}); }}\n"
-    tree = ts.parse(lang, wrapper.encode("utf-8"))
-    if tree.root_node.has_error:
-        return None
-    found: list[Node] = []
-
-    def walk(n: Node) -> None:
-        if found:
-            return
-        if n.type in ("assignment_expression", "assignment"):
-            right = n.child_by_field_name("right")
-            if right is not None:
-                found.append(right)
-                return
-        for c in n.children:
-            walk(c)
-
-    walk(tree.root_node)
-    return canonical_expression(found[0]) if found else None
-
-
-def same_expression(lang: str, node: Node, expected: str) -> bool:
-    want = canonical_text(lang, expected)
-    if want is None:
-        return "".join(text(node).split()) == "".join(expected.split())
-    return canonical_expression(node) == want
 
 @dataclass(eq=False)
 class Target:

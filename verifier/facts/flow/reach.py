@@ -10,8 +10,9 @@ from verifier.facts.flow.calls import Call, calls_in, is_call, make_call
 from verifier.facts.flow.functions import FunctionDef, functions
 from verifier.facts.flow.names import split_symbol
 from verifier.facts.flow.source import Node, Source, squash, text
-from verifier.facts.flow.values import (CONST_NAME, NULLS, Name, Value, binding_value, parse_int,
-                                        truthy, values_equal)
+from verifier.facts.flow.names import subject_key
+from verifier.facts.flow.values import (CONST_NAME, NULLS, ORDER_OPS, Name, Value, binding_value,
+                                        compare_order, parse_int, truthy, values_equal)
 
 
 @dataclass
@@ -20,6 +21,10 @@ class Reach:
     undecided: list[tuple[int, str]] = field(default_factory=list)  # (line, condition text)
     decided: list[tuple[int, str, bool]] = field(default_factory=list)
     followed: list[str] = field(default_factory=list)        # callees walked into (follow > 0)
+    returns: list[Node] = field(default_factory=list)        # `return`/`raise`/`throw` reached
+    assigns: list[Node] = field(default_factory=list)        # assignments (`=`, `+=`, ...) and
+    #                                                          initialisers reached
+    asserts: list[Node] = field(default_factory=list)        # `assert` statements reached
 
 
 _PREPROC_COND = {"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else",
@@ -28,7 +33,7 @@ _PREPROC_COND = {"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else",
 
 class Flow:
     """Three-valued evaluation of conditions under bindings and a walk of the body
-    that records every call on a possible path.
+    that records every call, exit, assignment and assert on a possible path.
 
     Exits of a statement: 'normal', 'break', 'continue', 'return', 'goto'."""
 
@@ -141,6 +146,8 @@ class Flow:
                 if eq is None:
                     return None
                 return eq if ops == "==" else not eq
+            if ops in ORDER_OPS and left is not None and right is not None:
+                return compare_order(ops, self.value(left), self.value(right))
             return None
         if t == "comparison_operator":  # python: a == b / a != b / a is b (no chains)
             operands = [c for c in n.named_children if c.type != "comment"]
@@ -151,6 +158,8 @@ class Flow:
                 if eq is None:
                     return None
                 return eq if ops_joined in ("==", "is") else not eq
+            if len(operands) == 2 and ops_joined in ORDER_OPS:
+                return compare_order(ops_joined, self.value(operands[0]), self.value(operands[1]))
             return None
         if t == "unary_expression":
             op = n.child_by_field_name("operator")
@@ -190,6 +199,10 @@ class Flow:
         if node is None or node.type == "comment":
             return
         t = node.type
+        if t in ("assignment_expression", "assignment", "init_declarator",
+                 "augmented_assignment") and node.id not in self._seen:
+            self._seen.add(node.id)
+            self.reach.assigns.append(node)
         if is_call(node, self.lang):
             c = make_call(node, self.lang)
             if c is not None:
@@ -274,7 +287,16 @@ class Flow:
         if t == "return_statement" or t == "raise_statement" or t == "throw_statement":
             for c in node.named_children:
                 self.expr(c)
+            if node.id not in self._seen:
+                self._seen.add(node.id)
+                self.reach.returns.append(node)
             return {"return"}
+        if t == "assert_statement":
+            self.expr(node)
+            if node.id not in self._seen:
+                self._seen.add(node.id)
+                self.reach.asserts.append(node)
+            return {"normal"}
         if t == "break_statement":
             return {"break"}
         if t == "continue_statement":
@@ -526,27 +548,6 @@ def _has_label(node: Node) -> bool:
                if c.type not in ("function_definition", "lambda_expression"))
 
 
-def subject_key(s: str) -> str:
-    """A condition or switch subject as a lookup key: whitespace removed, redundant outer
-    parentheses stripped (`( mode )` -> `mode`)."""
-    s = "".join(str(s).split())
-    while s.startswith("(") and s.endswith(")") and _balanced(s[1:-1]):
-        s = s[1:-1]
-    return s
-
-
-def _balanced(s: str) -> bool:
-    depth = 0
-    for ch in s:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0
-
-
 def reachable_calls(src: Source, fn: FunctionDef, bindings: dict[str, Any] | None = None,
                     constants: list[str] | None = None, follow: int = 0) -> Reach:
     """Calls on some possible path through `fn` under `bindings`.
@@ -577,6 +578,9 @@ def reachable_calls(src: Source, fn: FunctionDef, bindings: dict[str, Any] | Non
                 sub.reach.calls.sort(key=lambda c: (c.node.start_byte, -c.node.end_byte))
                 flow.reach.followed.append(f"{target.name} (L{target.start})")
                 flow.reach.undecided.extend(sub.reach.undecided)
+                flow.reach.returns.extend(sub.reach.returns)
+                flow.reach.assigns.extend(sub.reach.assigns)
+                flow.reach.asserts.extend(sub.reach.asserts)
                 for c in sub.reach.calls:
                     flow.record(c)
                 nxt.extend(sub.reach.calls)

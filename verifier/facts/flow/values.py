@@ -77,3 +77,14 @@ def truthy(v: Value) -> bool | None:
     if isinstance(v, int):
         return v != 0
     return None
+
+
+ORDER_OPS = ("<", "<=", ">", ">=")
+
+
+def compare_order(op: str, a: Value, b: Value) -> bool | None:
+    """`a < b` etc. when both sides are known integers (booleans excluded), else unknown."""
+    if not (isinstance(a, int) and isinstance(b, int)) or isinstance(a, bool) \
+            or isinstance(b, bool):
+        return None
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]

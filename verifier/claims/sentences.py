@@ -1,0 +1,230 @@
+"""Sentence binding: each claim remembers the lesson sentence it was reviewed against.
+
+A claim locates its sentence by a short verbatim `fragment`. When the sentence
+around it is reworded (a number changed, "not" added) the fragment may still
+match, and the claim would go on checking what the lesson no longer says. So
+`verifier claims rebind` records, per claim, a hash of the whole sentence
+(`claims/claims.lock`, written by the command, never by hand); `verifier check`
+compares: a claim whose sentence changed is `stale` until a person has looked at
+it again and re-bound it.
+
+The sentence is the lesson model's (`verifier/lessons/model.py`), up to its
+full stop (clauses ending in `;`/`；` are joined to what follows): Markdown markup
+dropped, code spans kept verbatim, link targets dropped (so moving a permalink
+to a new pin does not unbind anything), whitespace collapsed. A fragment that
+spans several sentences binds all of them; one outside any sentence (a heading,
+a code block) binds its source line(s).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from verifier.errors import ConfigError
+
+LOCK_NAME = "claims.lock"
+SCHEMA = 1
+_HASH_LEN = 16
+_INLINE = re.compile(r"\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*\)|`+|\*\*")
+
+
+def _squash(s: str) -> str:
+    return " ".join(s.split())
+
+
+def _plain_fragment(fragment: str) -> str:
+    """The fragment as the lesson model's plain text has it (markup dropped)."""
+    return _squash(_INLINE.sub(lambda m: m.group(1) if m.group(1) is not None else "", fragment))
+
+
+@lru_cache(maxsize=128)
+def _blocks(text: str) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Per block: its sentences (plain text, line), in order."""
+    from verifier.lessons.model import parse_lesson
+
+    lesson = parse_lesson(text)
+    out: dict[int, list[tuple[str, int]]] = {}
+    glue: set[int] = set()
+    for s in lesson.sentences:
+        t = _squash(s.text)
+        row = out.setdefault(s.block, [])
+        if s.block in glue and row:       # a clause after `;` belongs to the same sentence
+            row[-1] = (row[-1][0] + " " + t, row[-1][1])
+        else:
+            row.append((t, s.line))
+        (glue.add if t.endswith((";", "；")) else glue.discard)(s.block)
+    return tuple(tuple(v) for _, v in sorted(out.items()))
+
+
+def sentence_of(text: str, fragment: str, line: int | None = None) -> str | None:
+    """The whole sentence(s) of `text` (a lesson) that hold `fragment`, or None when
+    the fragment is not in the lesson. Prefers the occurrence on `line`."""
+    want = _plain_fragment(fragment)
+    if not want:
+        return None
+    hits: list[tuple[int, str]] = []
+    for sentences in _blocks(text):
+        joined = ""
+        spans = []
+        for s, ln in sentences:
+            if joined:
+                joined += " "
+            spans.append((len(joined), len(joined) + len(s), ln, s))
+            joined += s
+        start = joined.find(want)
+        while start >= 0:
+            end = start + len(want)
+            covered = [sp for sp in spans if sp[0] < end and sp[1] > start]
+            if covered:
+                hits.append((covered[0][2], " ".join(sp[3] for sp in covered)))
+            start = joined.find(want, start + 1)
+    if hits:
+        if line is not None:
+            hits.sort(key=lambda h: abs(h[0] - line))
+        return hits[0][1]
+    # not inside a sentence (heading, table syntax, code block): the source line(s)
+    raw = text.find(fragment)
+    if raw < 0:
+        words = fragment.split()
+        if not words:
+            return None
+        m = re.search(r"\s+".join(re.escape(w) for w in words), text)
+        if m is None:
+            return None
+        raw_start, raw_end = m.start(), m.end()
+    else:
+        raw_start, raw_end = raw, raw + len(fragment)
+    a = text.rfind("\n", 0, raw_start) + 1
+    b = text.find("\n", raw_end)
+    return _squash(_INLINE.sub(lambda m: m.group(1) if m.group(1) is not None else "",
+                               text[a: b if b >= 0 else len(text)]))
+
+
+def sentence_hash(sentence: str) -> str:
+    return hashlib.sha256(_squash(sentence).encode("utf-8")).hexdigest()[:_HASH_LEN]
+
+
+# ------------------------------------------------------------------ claims.lock
+
+@dataclass
+class Bindings:
+    path: Path
+    exists: bool
+    sentences: dict[str, str]          # claim id -> sentence hash
+
+    def get(self, gid: str) -> str | None:
+        return self.sentences.get(gid)
+
+
+def lock_path(claims_root: Path) -> Path:
+    return claims_root / LOCK_NAME
+
+
+def load_bindings(claims_root: Path) -> Bindings:
+    from verifier.tomlerrors import read_toml
+
+    path = lock_path(claims_root)
+    if not path.is_file():
+        return Bindings(path, False, {})
+    data, _ = read_toml(path)
+    if data.get("schema") != SCHEMA:
+        raise ConfigError(f"unknown schema {data.get('schema')!r} (this verifier writes "
+                          f"schema = {SCHEMA}); re-create it with `verifier claims rebind --all`",
+                          file=str(path))
+    table = data.get("sentence", {})
+    if not isinstance(table, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) and re.fullmatch(r"[0-9a-f]{16}", v)
+            for k, v in table.items()):
+        raise ConfigError("[sentence] must map claim ids to 16-hex-digit sentence hashes "
+                          "(written by `verifier claims rebind`, never by hand)", file=str(path))
+    return Bindings(path, True, dict(table))
+
+
+def dump_bindings(sentences: dict[str, str]) -> str:
+    import json
+
+    lines = ["# Written by `verifier claims rebind`: the hash of the lesson sentence each claim",
+             "# was reviewed against. Do not edit by hand; a reworded sentence makes its claim",
+             "# `stale` until it is re-checked and re-bound.",
+             f"schema = {SCHEMA}", "", "[sentence]"]
+    for gid in sorted(sentences):
+        lines.append(f"{json.dumps(gid)} = \"{sentences[gid]}\"")
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ rebind
+
+@dataclass(frozen=True)
+class Rebound:
+    gid: str
+    old: str | None
+    new: str
+
+
+def rebind(project, ids: list[str] | None) -> list[Rebound]:
+    """Bind the claims `ids` (global ids `<course>/<lesson-stem>/<id>`; a lesson
+    prefix `<course>/<lesson-stem>` binds all its claims), or every claim when `ids`
+    is None, to their lesson sentences as they read now; write claims.lock. A claim
+    whose fragment is not in its lesson cannot be bound (it is stale: fix the
+    fragment first)."""
+    from verifier.claims.loader import claims_root, load_claims
+    from verifier.errors import UsageError
+    from verifier.fileio import atomic_write
+
+    loaded = load_claims(project)
+    by_gid = {lc.gid: lc for lc in loaded}
+    if ids is None:
+        chosen = loaded
+    else:
+        chosen, unknown = [], []
+        for i in ids:
+            i = i.rstrip("/")
+            hit = [by_gid[i]] if i in by_gid else [lc for lc in loaded
+                                                   if lc.gid.startswith(i + "/")]
+            if not hit:
+                unknown.append(i)
+            chosen.extend(hit)
+        if unknown:
+            import difflib
+
+            close = difflib.get_close_matches(unknown[0], sorted(by_gid), n=3, cutoff=0.6)
+            raise UsageError(f"no claim {unknown[0]!r}" + (
+                f"; did you mean {', '.join(close)}?" if close else
+                " (ids as `verifier check` prints them: <course>/<lesson-stem>/<id>)"))
+    current = load_bindings(claims_root(project))
+    table = dict(current.sentences)
+    out: list[Rebound] = []
+    problems: list[str] = []
+    texts: dict[tuple[str, str], str | None] = {}
+    for lc in {lc.gid: lc for lc in chosen}.values():
+        key = (lc.course, lc.lesson)
+        if key not in texts:
+            course = project.pins.course.get(lc.course)
+            f = project.course_root(course) / lc.lesson if course is not None else None
+            try:
+                texts[key] = f.read_text(encoding="utf-8") if f is not None and f.is_file() \
+                    else None
+            except (OSError, UnicodeDecodeError):
+                texts[key] = None
+        text = texts[key]
+        sentence = sentence_of(text, lc.claim.fragment) if text is not None and \
+            lc.claim.fragment else None
+        if sentence is None:
+            problems.append(f"{lc.gid} ({lc.where}): fragment {lc.claim.fragment!r} is not in "
+                            f"{lc.course}/{lc.lesson}")
+            continue
+        h = sentence_hash(sentence)
+        out.append(Rebound(lc.gid, table.get(lc.gid), h))
+        table[lc.gid] = h
+    if problems:
+        raise UsageError("cannot bind a claim whose fragment left its lesson (fix the fragment, "
+                         "then re-bind): " + "; ".join(problems[:5])
+                         + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""))
+    if ids is None:      # --all: forget claims that no longer exist
+        table = {g: h for g, h in table.items() if g in by_gid}
+    atomic_write(current.path, dump_bindings(table))
+    return out
