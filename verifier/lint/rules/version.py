@@ -3,58 +3,175 @@ from __future__ import annotations
 import re
 
 from verifier.lint.base import Rule
+from verifier.lint.rules._names import lesson_scope
+from verifier.lint.shapes import PRODUCT_WORDS, norm_word
 
 _HEX = re.compile(r"(?<![0-9A-Za-z])([0-9a-f]{7,40})(?![0-9A-Za-z])")
 _VER = r"v?(\d+\.\d+(?:\.\d+)*)"
 _GAP = r"[\s*_`:/（(]{0,6}"
+_CLAUSE = re.compile(r"[。；;！？!?]")
+_ASCII = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*")
+# words that make a hex string or version the course repository's own (its branches,
+# milestones, trees), not an upstream's pin
+_COURSE_WORDS = re.compile(r"^(?:main|master|head|origin|branch|tree|blob|pr|issue|fork|"
+                           r"e\d+|stage\d*)$")
+_COURSE_ZH = re.compile(r"分支|课程仓库|本仓库|主干")
+# "pinned source" wording: what follows is the pin of the lesson's upstream
+_PIN_WORDS_SHA = re.compile(r"固定提交|固定源码|源码提交|官方提交|阅读基线|源码基线|固定在|"
+                            r"官方固定|pinned (?:commit|at|source)|upstream commit|上游提交")
+_PIN_WORDS_VER = re.compile(r"(?:固定在?|阅读版本|源码为|官方|版本|pinned|version)"
+                            r"[\s*_`:：|为是在]{0,4}$", re.I)
 
 
 class Version(Rule):
-    """Version and commit mentions in the lesson text must agree with pins.toml: an
-    upstream's name followed by a version (`MuJoCo 3.15.0`, `Drake v1.57.0`,
-    `Newton **1.6.1**`, `Warp 1.18.0`) must equal its pinned version (a shorter
-    `3.15` matches `3.15.0`), and a commit SHA (7-40 hex) must be a pinned commit,
-    the one of the upstream the same sentence names."""
+    """Version and commit mentions in the lesson text must agree with pins.toml: a
+    lesson upstream's name followed by a version (`MuJoCo 3.15.0`, `Drake v1.57.0`,
+    `Newton **1.6.1**`, `Warp 1.18.0`, `MuJoCo3.15`), or a version right after
+    pinned-source wording (`固定 3.15.0 源码`, `| 阅读版本 | 1.57.0 |`), must equal
+    its pinned version (a shorter `3.15` matches `3.15.0`); a commit SHA (7-40 hex)
+    the text attributes to an upstream (its name, or pinned-source wording such as
+    `固定提交`, `阅读基线：`, nearest before it in the clause) must be that upstream's
+    pinned commit. A hex string or version the text gives to something else (the
+    course's own `main`, an `E1` milestone, a `tree`, another library: `JAX0.7.2`,
+    `MuJoCo-Warp 3.12.0`) is not judged; one nothing attributes is not judged either."""
 
     name = "version"
     code = "VL105"
 
     def check(self, ctx, doc, lesson):
         pins = ctx.project.pins
-        names = {up.name: up for up in pins.upstream.values()}
-        alt = "|".join(sorted(map(re.escape, names), key=len, reverse=True))
-        mention = re.compile(rf"(?i)(?<![A-Za-z0-9-])({alt})(?![A-Za-z0-9-]){_GAP}{_VER}"
+        ups = {up.name: up for up in pins.upstream.values()}
+        words = {}
+        for up in ups.values():
+            for w in (up.name, up.slug.split("/")[-1], f"py{up.name}"):
+                words.setdefault(norm_word(w), up.name)
+        mine = [u for u in doc.upstreams if u in ups]
+        scope = lesson_scope(ctx, doc, lesson)
+        external = {w for w in scope.external_words | PRODUCT_WORDS if w not in words}
+        alt = "|".join(sorted(map(re.escape, ups), key=len, reverse=True))
+        mention = re.compile(rf"(?i)(?<![A-Za-z0-9-])({alt})(?![A-Za-z-]){_GAP}{_VER}"
                              r"(?![\d.]*\d)")
-        named = re.compile(rf"(?i)(?<![A-Za-z0-9-])({alt})(?![A-Za-z0-9-])")
+        version_at = re.compile(rf"(?<![\w.]){_VER}(?![\d.]*\d)")
         out = []
+        lines = doc.text.split("\n")
+        seen_rows: set[int] = set()
         for s in lesson.sentences:
-            for m in mention.finditer(s.text):
-                up = names[m.group(1).lower()]
-                said = m.group(2)
-                pinned = up.version.lstrip("v")
-                if said == pinned or pinned.startswith(said + "."):
-                    continue
-                out.append(self.finding(doc, s.line, f"says {m.group(1)} {said}, but pins.toml "
-                                        f"pins {up.name} {up.version}", upstream=up.name,
-                                        target=m.group(0).strip(), said=said,
-                                        pinned=up.version))
-            mentioned = [names[n.group(1).lower()] for n in named.finditer(s.text)]
-            for h in _HEX.finditer(s.text):
-                sha = h.group(1)
-                if not re.search(r"[a-f]", sha) or not re.search(r"\d", sha):
-                    continue
-                owners = [u for u in names.values()
-                          if any(c.startswith(sha) for c in (u.commit, *u.also))]
-                if not owners:
-                    hint = (f" (the sentence names {', '.join(u.name for u in mentioned)}, "
-                            f"pinned at {', '.join(u.commit[:12] + '…' for u in mentioned)})"
-                            if mentioned else "")
-                    out.append(self.finding(doc, s.line, f"commit {sha[:12]}… is not pinned "
-                                            f"in pins.toml{hint}", target=sha,
-                                            upstream=mentioned[0].name if mentioned else None))
-                elif mentioned and not any(u in owners for u in mentioned):
-                    out.append(self.finding(doc, s.line, f"commit {sha[:12]}… is the pin of "
-                                            f"{owners[0].name}, but the sentence names "
-                                            f"{', '.join(u.name for u in mentioned)}",
-                                            target=sha, upstream=mentioned[0].name))
+            text = s.text
+            raw = lines[s.line - 1] if 0 < s.line <= len(lines) else ""
+            if raw.lstrip().startswith("|"):
+                if s.line in seen_rows:
+                    continue   # a table row is one unit: its cells lead into each other
+                seen_rows.add(s.line)
+                text = raw.replace("`", "")
+            for clause in _clauses(text):
+                out.extend(self._versions(doc, s.line, clause, mention, version_at, ups,
+                                          words, mine, external))
+                out.extend(self._commits(doc, s.line, clause, ups, words, mine, external))
         return out
+
+    # ------------------------------------------------------------------ versions
+    def _versions(self, doc, line, clause, mention, version_at, ups, words, mine, external):
+        out = []
+        strong = set()
+        for m in mention.finditer(clause):
+            strong.add(m.start(2))
+            up = ups[m.group(1).lower()]
+            if up.name in mine:
+                out.extend(self._judge_version(doc, line, up, m.group(2), m.group(0).strip()))
+        for m in version_at.finditer(clause):
+            if m.start(1) in strong or not _PIN_WORDS_VER.search(clause[:m.start()]):
+                continue
+            owner = _owner(clause[:m.start()], words, external)
+            if owner is None:
+                cands = [ups[u] for u in mine]
+            elif owner[0] == "upstream" and owner[1] in mine:
+                cands = [ups[owner[1]]]
+            else:
+                continue   # another library's or the course's own version
+            said = m.group(1)
+            if not cands or any(_same_version(said, u.version) for u in cands):
+                continue
+            out.extend(self._judge_version(doc, line, cands[0], said, m.group(0).strip(),
+                                           among=cands))
+        return out
+
+    def _judge_version(self, doc, line, up, said, target, among=None):
+        if _same_version(said, up.version):
+            return []
+        who = " or ".join(f"{u.name} {u.version}" for u in (among or [up]))
+        return [self.finding(doc, line, f"says {target}, but pins.toml pins {who}",
+                             upstream=up.name, target=target, said=said, pinned=up.version)]
+
+    # ------------------------------------------------------------------ commits
+    def _commits(self, doc, line, clause, ups, words, mine, external):
+        out = []
+        for h in _HEX.finditer(clause):
+            sha = h.group(1)
+            if not re.search(r"[a-f]", sha) or not re.search(r"\d", sha):
+                continue
+            before = clause[:h.start()]
+            owners = [u for u in ups.values() if any(c.startswith(sha) for c in (u.commit, *u.also))]
+            owner = _owner(before, words, external)
+            if owner is None:
+                if not _PIN_WORDS_SHA.search(before):
+                    continue   # nothing says whose commit this is
+                named = [ups[u] for u in mine]
+            elif owner[0] == "upstream":
+                named = [ups[owner[1]]]
+            else:
+                continue   # the course's own commit, a tree, another library's commit
+            if any(u in owners for u in named) or not any(u.name in mine for u in named):
+                continue
+            if not owners:
+                out.append(self.finding(
+                    doc, line, f"commit {sha[:12]}… is not pinned in pins.toml (the text gives "
+                    f"it to {', '.join(u.name for u in named)}, pinned at "
+                    f"{', '.join(u.commit[:12] + '…' for u in named)})", target=sha,
+                    upstream=named[0].name))
+            else:
+                out.append(self.finding(
+                    doc, line, f"commit {sha[:12]}… is the pin of {owners[0].name}, but the text "
+                    f"gives it to {', '.join(u.name for u in named)}", target=sha,
+                    upstream=named[0].name))
+        return out
+
+
+def _clauses(text: str) -> list[str]:
+    out, start = [], 0
+    for m in _CLAUSE.finditer(text):
+        out.append(text[start:m.end()])
+        start = m.end()
+    out.append(text[start:])
+    return [c for c in out if c.strip()]
+
+
+def _same_version(said: str, pinned: str) -> bool:
+    pinned = pinned.lstrip("v")
+    return said == pinned or pinned.startswith(said + ".")
+
+
+def _owner(before: str, words: dict[str, str], external: set[str] | frozenset[str]
+           ) -> tuple[str, str] | None:
+    """Nearest owner named before a position: ('upstream', name), ('course', word) or
+    ('other', word) for a compound or non-upstream library name."""
+    best = None
+    for m in _ASCII.finditer(before):
+        tok = m.group(0).rstrip("+-_.")
+        base = re.sub(r"\d[\d.]*$", "", tok) or tok
+        w = norm_word(base)
+        kind = None
+        if _COURSE_WORDS.match(w) or _COURSE_WORDS.match(norm_word(tok)):
+            kind = ("course", tok)
+        elif w in words and not re.search(r"[-_]", base):
+            kind = ("upstream", words[w])
+        elif re.search(r"[-_]", base) and any(norm_word(p) in words
+                                               for p in re.split(r"[-_]", base) if p):
+            kind = ("other", tok)   # `MuJoCo-Warp`, `mujoco-mjx`, `drake-atlas`
+        elif w in external:
+            kind = ("other", tok)   # `JAX0.7.2`, `Python 3.12`: another library or product
+        if kind is not None:
+            best = (m.start(), kind)
+    for m in _COURSE_ZH.finditer(before):
+        if best is None or m.start() > best[0]:
+            best = (m.start(), ("course", m.group(0)))
+    return best[1] if best else None
