@@ -83,40 +83,45 @@ def closed_container_miss(indexes: list, ref: ApiRef) -> str | None:
     return None
 
 
+def _near(indexes: list, local, name: str, memo: dict | None) -> str | None:
+    if memo is None:
+        return Resolver(indexes, local).near(name)
+    key = ("near", tuple(i.upstream for i in indexes), name)
+    if key not in memo:
+        memo[key] = Resolver(indexes, local).near(name)
+    return memo[key]
+
+
 def judge(indexes: list, ref: ApiRef, local: set[str] | frozenset = frozenset(),
-          fallback: list | None = None) -> Judgement:
+          fallback: list | None = None, memo: dict | None = None) -> Judgement:
     """Resolve every reading of `ref` in `indexes`; then in `fallback` (other pinned
     upstreams: found there is found, absent there says nothing)."""
     if not indexes:
         return Judgement("inconclusive", "no index")
+    strict = _NoNear(indexes, local)
     first: Resolution | None = None
     for reading in ref.readings:
-        res = Resolver(indexes, local).resolve(reading)
+        res = strict.resolve(reading)
         if res.status == "resolved":
             return Judgement("resolved", res.how, res.upstream, reading=reading)
         first = first or res
     for reading in ref.readings:
         for idx in fallback or []:
-            res = Resolver([idx], local).resolve(reading)
+            res = _NoNear([idx], local).resolve(reading)
             if res.status == "resolved":
                 return Judgement("resolved", f"{res.how} ({idx.upstream})", res.upstream,
                                  reading=reading)
     assert first is not None
-    if first.status != "unresolved":
-        return Judgement(first.status, first.how, first.upstream, first.suggestion, ref)
-    strict = _NoNear(indexes, local).resolve(ref)
-    if strict.status == "unresolved" and all(module_closed(i, ref.segments) for i in indexes):
-        return Judgement("unresolved", first.how, first.upstream, first.suggestion, ref)
+    suggestion = _near(indexes, local, ref.last, memo) if ref.last else None
+    hint = f"; did you mean `{suggestion}`?" if suggestion else ""
+    if first.status == "unresolved":
+        if all(module_closed(i, ref.segments) for i in indexes):
+            return Judgement("unresolved", first.how + hint, first.upstream, suggestion, ref)
+        return Judgement("inconclusive", first.how.removesuffix(" at the pin")
+                         + " in the served sources (the module may bind more: a compiled "
+                         "extension or a submodule that is not served)" + hint,
+                         first.upstream, suggestion, ref)
     closed = closed_container_miss(indexes, ref)
     if closed:
-        how = closed + (f"; did you mean `{first.suggestion}`?" if first.suggestion else "")
-        return Judgement("unresolved", how, None, first.suggestion, ref)
-    if strict.status == "unresolved":
-        status = "inconclusive"
-        how = (strict.how.removesuffix(" at the pin") + " in the served sources (the module "
-               "may bind more: a compiled extension or a submodule that is not served)")
-    else:
-        status, how = strict.status, strict.how
-    if first.suggestion:
-        how += f"; did you mean `{first.suggestion}`?"
-    return Judgement(status, how, strict.upstream, first.suggestion, ref)
+        return Judgement("unresolved", closed + hint, None, suggestion, ref)
+    return Judgement(first.status, first.how + hint, first.upstream, suggestion, ref)

@@ -51,6 +51,7 @@ _NEGATION_AFTER = re.compile(
 _EXAMPLE_WORDS = re.compile(r"示例|例子|范例|样例|原创|脚本|\bexamples?\b|\bscripts?\b", re.I)
 _CLAUSE_END = re.compile(r"[。；;！？!?，,：:]")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*")
+_PRODUCT_VERSION = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Za-z])[\s*_`]*v?\d+\.\d+")
 ENV_VAR = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 
 
@@ -59,6 +60,7 @@ class SpanContext:
     before: str          # text of the span's clause before it
     after: str           # text of the span's clause after it
     sentence: str        # the whole sentence (or table row)
+    block: int = -1
 
 
 @dataclass
@@ -72,6 +74,8 @@ class LessonScope:
     env_vars: set[str] = field(default_factory=set)
     owners: dict[str, str] = field(default_factory=dict)       # normalised word -> upstream
     packages: dict[str, str] = field(default_factory=dict)     # import name -> upstream
+    mentioned: set[str] = field(default_factory=set)           # upstreams the text names
+    upstream_example_blocks: set[int] = field(default_factory=set)  # blocks citing one
     spans: list[SpanContext] = field(default_factory=list)     # per lesson.code_spans[i]
 
     # ------------------------------------------------------------------ questions
@@ -95,6 +99,7 @@ class LessonScope:
         """The nearest owner named before a name in its clause: ('upstream', name) or
         ('external', word). `MuJoCo-Warp 3.12.0 `x`` -> external; `Newton 的 `y`` ->
         newton."""
+        versioned = {m.start(1) for m in _PRODUCT_VERSION.finditer(before)}
         for m in reversed(list(_TOKEN.finditer(before))):
             tok = m.group(0).rstrip("+-_.")
             w = norm_word(re.sub(r"\d[\d.]*$", "", tok) or tok)
@@ -107,6 +112,8 @@ class LessonScope:
             parts = [norm_word(p) for p in re.split(r"[-_]", tok) if p]
             if len(parts) > 1 and any(p in self.owners for p in parts):
                 return ("external", tok)   # a compound product: `MuJoCo-Warp`, `Drake-ROS`
+            if m.start() in versioned:
+                return ("external", tok)   # a versioned product: `OtherLib 0.7`
         return None
 
     def negated(self, i: int) -> bool:
@@ -116,8 +123,10 @@ class LessonScope:
         return bool(_NEGATION_BEFORE.search(c.before[-24:]) or _NEGATION_AFTER.match(c.after))
 
     def about_example(self, i: int) -> bool:
-        """The sentence of span i speaks of the lesson's or course's own example code."""
-        return bool(_EXAMPLE_WORDS.search(self.spans[i].sentence))
+        """The sentence of span i speaks of the lesson's or course's own example code
+        (not of an upstream example it cites)."""
+        return bool(_EXAMPLE_WORDS.search(self.spans[i].sentence)) \
+            and self.spans[i].block not in self.upstream_example_blocks
 
 
 # --------------------------------------------------------------------------- build
@@ -156,6 +165,9 @@ def _build(ctx, doc, lesson) -> LessonScope:
     # libraries the lesson links on GitHub without pinning them (jax-ml/jax, mujoco_warp)
     for link in lesson.links:
         gl = parse_github_url(link.href)
+        if gl is not None and pins.by_slug(gl.slug) is not None and (
+                "example" in (gl.path or "").lower() or _EXAMPLE_WORDS.search(link.text)):
+            sc.upstream_example_blocks.add(link.block)   # an upstream's example is cited here
         if gl is not None and pins.by_slug(gl.slug) is None:
             name = gl.slug.split("/")[-1]
             if norm_word(name) not in sc.owners:
@@ -171,6 +183,11 @@ def _build(ctx, doc, lesson) -> LessonScope:
         except (OSError, UnicodeDecodeError):
             continue
     _env_vars(doc.text, lesson, sc)
+    for s in lesson.sentences:
+        for m in _TOKEN.finditer(s.text):
+            up = sc.owners.get(norm_word(re.sub(r"\d[\d.]*$", "", m.group(0)) or m.group(0)))
+            if up:
+                sc.mentioned.add(up)
     sc.spans = _span_contexts(doc.text, lesson)
     return sc
 
@@ -278,7 +295,8 @@ def _span_contexts(text: str, lesson) -> list[SpanContext]:
             pos = pos if pos >= 0 else len(row)
             before = row[:pos]
             after = row[pos + len(span.text):]
-            out.append(SpanContext(before=before, after=after.split("|")[0], sentence=row))
+            out.append(SpanContext(before=before, after=after.split("|")[0], sentence=row,
+                                   block=span.block))
             continue
         sents = by_block.get(span.block, [])
         si, off = cursors.get(span.block, (0, 0))
@@ -289,7 +307,7 @@ def _span_contexts(text: str, lesson) -> list[SpanContext]:
                 found = (k, pos)
                 break
         if found is None:
-            out.append(SpanContext(before="", after="", sentence=""))
+            out.append(SpanContext(before="", after="", sentence="", block=span.block))
             continue
         k, pos = found
         cursors[span.block] = (k, pos + len(span.text))
@@ -300,7 +318,7 @@ def _span_contexts(text: str, lesson) -> list[SpanContext]:
         after = sent[pos + len(span.text):]
         m = _CLAUSE_END.search(after)
         out.append(SpanContext(before=clause_before, after=after[: m.start()] if m else after,
-                               sentence=sent))
+                               sentence=sent, block=span.block))
     return out
 
 

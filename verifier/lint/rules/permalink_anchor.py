@@ -3,9 +3,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-from verifier.textlines import source_lines
 from verifier.lint.base import Rule
-from verifier.lint.rules._links import readable, upstream_links
+from verifier.lint.rules._links import definitions_in, file_lines, readable, upstream_links
 from verifier.lint.rules._names import is_product_or_upstream, lesson_scope
 from verifier.lint.shapes import classify, is_generic_name, names_in_text, words
 from verifier.results import Severity
@@ -125,7 +124,7 @@ class PermalinkAnchor(Rule):
             sf, text = ctx.source(up.name, gl.path)
             if text is None:
                 continue  # permalink-target reports the unavailable source
-            lines = source_lines(text)
+            lines = file_lines(ctx, up.name, gl.path, text)
             if end > len(lines):
                 continue  # permalink-target reports it
             cited = lines[gl.start - 1:end]
@@ -140,7 +139,7 @@ class PermalinkAnchor(Rule):
             if scope is None:
                 scope = lesson_scope(ctx, doc, lesson)
             idx = ctx.index(up.name)
-            found, missing = self._names(link, idx, scope, gl, end, lines, text)
+            found, missing = self._names(ctx, link, idx, scope, gl, end, lines, text)
             data = {"path": gl.path, "start": gl.start, "end": end, "blob": sf.blob,
                     "status": sf.status.value, "names_found": found}
             if missing:
@@ -179,13 +178,13 @@ class PermalinkAnchor(Rule):
             out.append(ref.last)
         return out
 
-    def _names(self, link, idx, scope, gl, end, lines, text):
+    def _names(self, ctx, link, idx, scope, gl, end, lines, text):
         found, missing = [], []
         names = self._label_names(link, idx, scope)
         if not names:
             return found, missing
         cited = lines[gl.start - 1:end]
-        defs = idx.definitions_in(gl.path, gl.start, end)
+        defs = definitions_in(ctx, idx, gl.path, gl.start, end)
         tokens = {t for ln in cited for t in _IDENT.findall(ln)}
         for name in names:
             spellings = [name, *([idx.aliases[name]] if name in idx.aliases else [])]
@@ -210,9 +209,12 @@ class PermalinkAnchor(Rule):
             if around:
                 found.append(f"the range lies in `{name}` (L{around[0][0]})")
                 continue
-            base = sorted(b for b in bases_of(name, text) if b in tokens)
+            near = tokens | {s.parent for s in defs if s.parent} | {
+                t for _, ln in enclosing_headers(lines, gl.start) for t in _IDENT.findall(ln)}
+            base = sorted(b for b in bases_of(name, text) if b in near)
             if base:
-                found.append(f"`{name}` derives from `{base[0]}`, whose members the range binds")
+                found.append(f"`{name}` derives from `{base[0]}`, whose members the range "
+                             "defines or binds")
                 continue
             tok = concept_hit(name, tokens)
             if tok:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from verifier.lint.base import Rule
 from verifier.lint.rules._names import lesson_scope
@@ -15,6 +16,7 @@ _ASCII = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*")
 # milestones, trees), not an upstream's pin
 _COURSE_WORDS = re.compile(r"^(?:main|master|head|origin|branch|tree|blob|pr|issue|fork|"
                            r"e\d+|stage\d*)$")
+_PRODUCT_VERSION = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Za-z])[\s*_`]*v?\d+\.\d+")
 _COURSE_ZH = re.compile(r"分支|课程仓库|本仓库|主干")
 # "pinned source" wording: what follows is the pin of the lesson's upstream
 _PIN_WORDS_SHA = re.compile(r"固定提交|固定源码|源码提交|官方提交|阅读基线|源码基线|固定在|"
@@ -39,6 +41,35 @@ class Version(Rule):
     code = "VL105"
 
     def check(self, ctx, doc, lesson):
+        out = []
+        for m in self.mentions(ctx, doc, lesson):
+            if m.kind == "version":
+                if any(_same_version(m.token, u.version) for u in m.upstreams):
+                    continue
+                who = " or ".join(f"{u.name} {u.version}" for u in m.upstreams)
+                out.append(self.finding(doc, m.line, f"says {m.target}, but pins.toml pins {who}",
+                                        upstream=m.upstreams[0].name, target=m.target,
+                                        said=m.token, pinned=m.upstreams[0].version))
+                continue
+            owners = m.pins_of
+            if any(u in owners for u in m.upstreams):
+                continue
+            names = ", ".join(u.name for u in m.upstreams)
+            if not owners:
+                msg = (f"commit {m.token[:12]}… is not pinned in pins.toml (the text gives it to "
+                       f"{names}, pinned at "
+                       f"{', '.join(u.commit[:12] + '…' for u in m.upstreams)})")
+            else:
+                msg = (f"commit {m.token[:12]}… is the pin of {owners[0].name}, but the text "
+                       f"gives it to {names}")
+            out.append(self.finding(doc, m.line, msg, target=m.token,
+                                    upstream=m.upstreams[0].name))
+        return out
+
+    def mentions(self, ctx, doc, lesson) -> list["Mention"]:
+        """Every version and commit mention the text attributes to one of the lesson's
+        upstreams (what this rule judges; the self-test counts the rest as
+        unattributed)."""
         pins = ctx.project.pins
         ups = {up.name: up for up in pins.upstream.values()}
         words = {}
@@ -52,7 +83,7 @@ class Version(Rule):
         mention = re.compile(rf"(?i)(?<![A-Za-z0-9-])({alt})(?![A-Za-z-]){_GAP}{_VER}"
                              r"(?![\d.]*\d)")
         version_at = re.compile(rf"(?<![\w.]){_VER}(?![\d.]*\d)")
-        out = []
+        out: list[Mention] = []
         lines = doc.text.split("\n")
         seen_rows: set[int] = set()
         for s in lesson.sentences:
@@ -64,76 +95,56 @@ class Version(Rule):
                 seen_rows.add(s.line)
                 text = raw.replace("`", "")
             for clause in _clauses(text):
-                out.extend(self._versions(doc, s.line, clause, mention, version_at, ups,
-                                          words, mine, external))
-                out.extend(self._commits(doc, s.line, clause, ups, words, mine, external))
+                strong = set()
+                for m in mention.finditer(clause):
+                    strong.add(m.start(2))
+                    up = ups[m.group(1).lower()]
+                    if up.name in mine:
+                        out.append(Mention(s.line, "version", m.group(2), m.group(0).strip(),
+                                           (up,)))
+                for m in version_at.finditer(clause):
+                    if m.start(1) in strong or not _PIN_WORDS_VER.search(clause[:m.start()]):
+                        continue
+                    owner = _owner(clause[:m.start()], words, external)
+                    if owner is None:
+                        cands = tuple(ups[u] for u in mine)
+                    elif owner[0] == "upstream" and owner[1] in mine:
+                        cands = (ups[owner[1]],)
+                    else:
+                        continue   # another library's or the course's own version
+                    if cands:
+                        out.append(Mention(s.line, "version", m.group(1), m.group(0).strip(),
+                                           cands))
+                for h in _HEX.finditer(clause):
+                    sha = h.group(1)
+                    if not re.search(r"[a-f]", sha) or not re.search(r"\d", sha):
+                        continue
+                    before = clause[:h.start()]
+                    owner = _owner(before, words, external)
+                    if owner is None:
+                        if not _PIN_WORDS_SHA.search(before):
+                            continue   # nothing says whose commit this is
+                        named = tuple(ups[u] for u in mine)
+                    elif owner[0] == "upstream":
+                        named = (ups[owner[1]],)
+                    else:
+                        continue   # the course's own commit, a tree, another library's
+                    if not named or not any(u.name in mine for u in named):
+                        continue
+                    pins_of = tuple(u for u in ups.values()
+                                    if any(c.startswith(sha) for c in (u.commit, *u.also)))
+                    out.append(Mention(s.line, "commit", sha, sha, named, pins_of))
         return out
 
-    # ------------------------------------------------------------------ versions
-    def _versions(self, doc, line, clause, mention, version_at, ups, words, mine, external):
-        out = []
-        strong = set()
-        for m in mention.finditer(clause):
-            strong.add(m.start(2))
-            up = ups[m.group(1).lower()]
-            if up.name in mine:
-                out.extend(self._judge_version(doc, line, up, m.group(2), m.group(0).strip()))
-        for m in version_at.finditer(clause):
-            if m.start(1) in strong or not _PIN_WORDS_VER.search(clause[:m.start()]):
-                continue
-            owner = _owner(clause[:m.start()], words, external)
-            if owner is None:
-                cands = [ups[u] for u in mine]
-            elif owner[0] == "upstream" and owner[1] in mine:
-                cands = [ups[owner[1]]]
-            else:
-                continue   # another library's or the course's own version
-            said = m.group(1)
-            if not cands or any(_same_version(said, u.version) for u in cands):
-                continue
-            out.extend(self._judge_version(doc, line, cands[0], said, m.group(0).strip(),
-                                           among=cands))
-        return out
 
-    def _judge_version(self, doc, line, up, said, target, among=None):
-        if _same_version(said, up.version):
-            return []
-        who = " or ".join(f"{u.name} {u.version}" for u in (among or [up]))
-        return [self.finding(doc, line, f"says {target}, but pins.toml pins {who}",
-                             upstream=up.name, target=target, said=said, pinned=up.version)]
-
-    # ------------------------------------------------------------------ commits
-    def _commits(self, doc, line, clause, ups, words, mine, external):
-        out = []
-        for h in _HEX.finditer(clause):
-            sha = h.group(1)
-            if not re.search(r"[a-f]", sha) or not re.search(r"\d", sha):
-                continue
-            before = clause[:h.start()]
-            owners = [u for u in ups.values() if any(c.startswith(sha) for c in (u.commit, *u.also))]
-            owner = _owner(before, words, external)
-            if owner is None:
-                if not _PIN_WORDS_SHA.search(before):
-                    continue   # nothing says whose commit this is
-                named = [ups[u] for u in mine]
-            elif owner[0] == "upstream":
-                named = [ups[owner[1]]]
-            else:
-                continue   # the course's own commit, a tree, another library's commit
-            if any(u in owners for u in named) or not any(u.name in mine for u in named):
-                continue
-            if not owners:
-                out.append(self.finding(
-                    doc, line, f"commit {sha[:12]}… is not pinned in pins.toml (the text gives "
-                    f"it to {', '.join(u.name for u in named)}, pinned at "
-                    f"{', '.join(u.commit[:12] + '…' for u in named)})", target=sha,
-                    upstream=named[0].name))
-            else:
-                out.append(self.finding(
-                    doc, line, f"commit {sha[:12]}… is the pin of {owners[0].name}, but the text "
-                    f"gives it to {', '.join(u.name for u in named)}", target=sha,
-                    upstream=named[0].name))
-        return out
+@dataclass(frozen=True)
+class Mention:
+    line: int
+    kind: str                       # version | commit
+    token: str                      # `3.15.0`, a hex string
+    target: str                     # as written, with the name: `MuJoCo 3.15.0`
+    upstreams: tuple                # whose pin the text gives it as
+    pins_of: tuple = ()             # (commits) upstreams it is the pin of
 
 
 def _clauses(text: str) -> list[str]:
@@ -171,6 +182,10 @@ def _owner(before: str, words: dict[str, str], external: set[str] | frozenset[st
             kind = ("other", tok)   # `JAX0.7.2`, `Python 3.12`: another library or product
         if kind is not None:
             best = (m.start(), kind)
+    for m in _PRODUCT_VERSION.finditer(before):
+        w = norm_word(m.group(1))
+        if w not in words and (best is None or m.start() > best[0]):
+            best = (m.start(), ("other", m.group(1)))   # `OtherLib0.7.2`: a versioned product
     for m in _COURSE_ZH.finditer(before):
         if best is None or m.start() > best[0]:
             best = (m.start(), ("course", m.group(0)))
