@@ -190,3 +190,32 @@ def test_false_positive_classes_on_real_lessons(real_project):
     assert "did you mean `compiler`" in left["spec.compile"]["why"]
     # commits of the course repository and of other projects are not judged
     assert not [f for f in fs if f.rule == "version"]
+
+
+NEWTON = "713fecdc41caf0c9d726f5c016939f36e66e3dff"
+
+
+def test_paths_absent_from_the_pinned_release_are_line_findings(real_project, course_dir,
+                                                                 tmp_path):
+    """Under a prefix the pinned wheel maps, a path the release lacks is a warning on
+    its own line; a path nothing knows about stays in the lesson's unchecked summary."""
+    gh = "https://github.com"
+    path, _ = _mutated(course_dir, tmp_path, "mujoco-atlas", "state-and-time.md",
+                       "/include/mujoco/mjmodel.h#L242", "/include/mujoco/mjmodel_x.h#L242")
+    fs = _lint(real_project, path)
+    w = [f for f in fs if f.rule == "permalink-target" and f.severity == "warning"]
+    assert len(w) == 1 and w[0].line == 20 and "not in the pinned release" in w[0].message
+    assert "mujoco==3.15.0" in w[0].message
+    docs = _copy(course_dir, tmp_path / "n", "newton-atlas")
+    p = docs / "paths-probe.md"
+    p.write_text(
+        "# 路径\n\n"
+        f"[求解器]({gh}/newton-physics/newton/blob/{NEWTON}/newton/_src/solvers/solver_x.py#L1)\n\n"
+        f"[文档]({gh}/newton-physics/newton/blob/{NEWTON}/docs/concepts/nope_x.rst#L3)\n",
+        encoding="utf-8")
+    fs = _lint(real_project, p)
+    w = [(f.line, f.severity.value) for f in fs if f.rule == "permalink-target"]
+    assert w == [(3, "warning")]
+    un = [f for f in fs if f.rule == "source-unavailable"]
+    assert un and any(i["target"] == "docs/concepts/nope_x.rst"
+                      for i in un[0].data["unchecked"]["permalink-target"])

@@ -1,0 +1,150 @@
+"""How lint decides about one reference and one path, on small hand-made indexes and
+source layers that stand in for what the `facts` and `sources` helpers provide
+(release surface, `SourceLayer.presence`)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from verifier.facts.symbols import Symbol, SymbolIndex
+from verifier.lint.resolve import Resolution
+from verifier.lint.rules import _judge
+from verifier.lint.rules._judge import closed_container_miss, judge, module_closed
+from verifier.lint.rules._links import (ABSENT, PRESENT, RELEASE_ABSENT, UNKNOWN, _from_layer,
+                                        path_presence)
+from verifier.lint.shapes import classify
+from verifier.pins import Upstream
+
+
+def _index(symbols, *, files=("a.h",), unavailable=(), stars=None, name="up"):
+    return SymbolIndex(upstream=name, commit="0" * 40, files={f: "1" * 40 for f in files},
+                       unavailable=list(unavailable), symbols=symbols,
+                       star_imports=stars or {})
+
+
+C_SYMS = [Symbol(name="demo_resetState", kind="function", path="a.h", line=3),
+          Symbol(name="demoMode_", kind="enum", path="a.h", line=5),
+          Symbol(name="demoMode", kind="typedef", path="a.h", line=9, target="demoMode_"),
+          Symbol(name="DEMO_FAST", kind="enum_constant", path="a.h", line=6, parent="demoMode_"),
+          Symbol(name="DEMO_SAFE", kind="enum_constant", path="a.h", line=7, parent="demoMode_")]
+
+
+def _ref(text):
+    (ref,) = classify(text)
+    return ref
+
+
+def test_near_miss_with_unserved_sources_is_inconclusive():
+    idx = _index(C_SYMS, unavailable=["src/engine.c"])
+    j = judge([idx], _ref("demo_resetStates"))
+    assert j.status == "inconclusive" and j.suggestion == "demo_resetState"
+    assert "did you mean `demo_resetState`" in j.how
+
+
+def test_near_miss_with_complete_sources_is_an_error_with_the_suggestion():
+    idx = _index(C_SYMS)
+    j = judge([idx], _ref("demo_resetStates"))
+    assert j.status == "unresolved" and "did you mean `demo_resetState`" in j.how
+
+
+def test_member_of_a_served_c_enum_is_conclusive():
+    idx = _index(C_SYMS, unavailable=["src/engine.c"])
+    assert closed_container_miss([idx], _ref("demoMode.DEMO_SLOW"))
+    assert judge([idx], _ref("demoMode.DEMO_SLOW")).status == "unresolved"
+    assert judge([idx], _ref("demoMode.DEMO_SAFE")).status == "resolved"
+    # an untyped receiver is not a container
+    assert judge([idx], _ref("mode.DEMO_SLOW")).status == "inconclusive"
+
+
+PY = [Symbol(name="pkg", kind="module", path="pkg/__init__.py", line=1, module="pkg"),
+      Symbol(name="helper", kind="function", path="pkg/__init__.py", line=3, module="pkg",
+             parent="pkg")]
+
+
+def test_module_closed_only_without_compiled_star_imports_or_unserved_submodules():
+    closed = _index(PY, files=["pkg/__init__.py"])
+    assert module_closed(closed, ("pkg", "nothing"))
+    assert judge([closed], _ref("pkg.nothing")).status == "unresolved"
+    star = _index(PY, files=["pkg/__init__.py"], stars={"pkg": ["pkg._native"]},
+                  unavailable=["pkg/other.py"])
+    assert not module_closed(star, ("pkg", "Thing"))
+    assert judge([star], _ref("pkg.Thing")).status == "inconclusive"
+    sub = _index(PY, files=["pkg/__init__.py"], unavailable=["src/pkg/extra/__init__.py"])
+    assert not module_closed(sub, ("pkg", "extra"))
+
+
+def test_alternative_readings_any_resolves():
+    idx = _index(PY + [Symbol(name="qacc", kind="field", path="a.h", line=1, parent="d"),
+                       Symbol(name="qacc_smooth", kind="field", path="a.h", line=2, parent="d")],
+                 files=["a.h", "pkg/__init__.py"])
+    refs = classify("data.qacc_smooth/qacc")
+    assert [r.dotted for r in refs] == ["data.qacc_smooth", "data.qacc_qacc"]
+    assert judge([idx], refs[1]).status == "resolved"   # read as written: `data.qacc`
+
+
+def test_a_release_status_becomes_a_warning_on_the_line(demo, monkeypatch):
+    """Stand-in for the release-surface producer: the resolver says "not in the pinned
+    release" for a name; lint reports it on its line as a warning, not as unchecked."""
+    from tests.lint.conftest import lint
+
+    real = _judge._NoNear.resolve
+
+    def fake(self, ref):
+        if ref.last == "demo_vanished":
+            return Resolution("not-in-release", "not in the pinned release (stubs, runtime)")
+        return real(self, ref)
+
+    monkeypatch.setattr(_judge._NoNear, "resolve", fake)
+    p = demo.write("release.md", "# R\n\n调用 `demo_vanished` 之前先 `demo_step`。\n")
+    fs = [f for f in lint(demo.project(), [p]) if f.path == "docs/release.md"]
+    loud = [(f.rule, f.severity.value, f.line, f.target) for f in fs if f.severity != "info"]
+    assert loud == [("identifier", "warning", 3, "demo_vanished")]
+    assert "not in the pinned release" in fs[0].message
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def _up():
+    return Upstream.model_validate({
+        "repo": "https://github.com/example/demo", "commit": "a" * 40, "version": "1.0.0",
+        "wheel": [{"requirement": "demo==1.0.0",
+                   "map": [{"wheel": "demo/include/", "repo": "include/"},
+                           {"wheel": "demo/", "repo": "python/demo/", "glob": "*.py"}]}]})
+
+
+def _ctx(tree=None, wheel=(), lock=(), presence=None):
+    layer = SimpleNamespace(pin_tree=lambda u: (tree, "stub", []),
+                            wheel_paths=lambda u: set(wheel))
+    if presence is not None:
+        layer.presence = presence
+    lock_obj = SimpleNamespace(blob=lambda up, p: "b" * 40 if p in lock else None)
+    return SimpleNamespace(project=SimpleNamespace(sources=layer, lock=lock_obj))
+
+
+@pytest.mark.parametrize("path,tree,wheel,lock,state", [
+    ("src/x.c", {"src/y.c": "1"}, (), (), ABSENT),                  # tree at the pin: absent
+    ("src/y.c", {"src/y.c": "1"}, (), (), PRESENT),
+    ("include/a.h", None, {"include/a.h"}, (), PRESENT),            # in the pinned release
+    ("include/b.h", None, {"include/a.h"}, (), RELEASE_ABSENT),     # mapped, not released
+    ("python/demo/x.py", None, {"include/a.h"}, (), RELEASE_ABSENT),
+    ("python/demo/x.cc", None, {"include/a.h"}, (), UNKNOWN),       # prefix, but not the glob
+    ("include/b.h", None, set(), (), UNKNOWN),                      # release unavailable
+    ("src/engine.c", None, {"include/a.h"}, ("src/engine.c",), PRESENT),   # in pins.lock
+    ("src/other.c", None, {"include/a.h"}, (), UNKNOWN),
+])
+def test_path_presence_derived_from_tree_lock_and_wheel_maps(path, tree, wheel, lock, state):
+    assert path_presence(_ctx(tree, wheel, lock), _up(), path).state == state
+
+
+def test_path_presence_prefers_the_source_layer_when_it_knows():
+    ctx = _ctx(presence=lambda u, p: SimpleNamespace(state="known absent", source="wheel",
+                                                      detail="not in demo==1.0.0"))
+    got = path_presence(ctx, _up(), "include/zzz.h")
+    assert got.state == RELEASE_ABSENT and "demo==1.0.0" in got.how
+    assert _from_layer("present").state == PRESENT
+    assert _from_layer(SimpleNamespace(value="absent", where="tree")).state == ABSENT
+    assert _from_layer("unknown").state == UNKNOWN
+    assert _from_layer(object()) is None
