@@ -97,6 +97,7 @@ class Tally:
     other_caught: int = 0
     other_listed: int = 0
     missed: list[Mutant] = field(default_factory=list)
+    silent: list[Mutant] = field(default_factory=list)   # not checkable, and not said
 
     @property
     def rate(self) -> float | None:
@@ -426,6 +427,8 @@ def run_self_test(project, *, sample: int = 3, seed: int = 0, lessons=None) -> d
                     t.other += 1
                     t.other_caught += m.caught
                     t.other_listed += (m.listed and not m.caught)
+                    if not m.caught and not m.listed:
+                        t.silent.append(m)
     elapsed = time.monotonic() - t0
     return {
         "lessons": len(docs), "sample": sample, "seed": seed, "lint_runs": n_lint,
@@ -434,11 +437,14 @@ def run_self_test(project, *, sample: int = 3, seed: int = 0, lessons=None) -> d
                        "rate": None if t.rate is None else round(t.rate, 4),
                        "not_checkable": t.other, "not_checkable_caught": t.other_caught,
                        "not_checkable_listed_unchecked": t.other_listed,
-                       "missed": [{"lesson": m.lesson, "line": m.line, "old": m.old,
-                                   "new": m.new, "basis": m.basis}
-                                  for m in t.missed]}
+                       "missed": [_brief(m) for m in t.missed],
+                       "not_checkable_silent": [_brief(m) for m in t.silent]}
                    for f, t in tallies.items()},
     }
+
+
+def _brief(m: Mutant) -> dict:
+    return {"lesson": m.lesson, "line": m.line, "old": m.old, "new": m.new, "basis": m.basis}
 
 
 def meets_target(report: dict) -> bool:

@@ -81,7 +81,7 @@ OpenGL OpenGLES EGL OSMesa GLFW Vulkan Metal DirectX CUDA ROCm OpenCL OpenMP MPI
 MJCF URDF SDF SDFormat USD OpenUSD USDA USDZ glTF GLB STL OBJ PLY MSH VTK VTU XML JSON YAML
 TOML HDF5 MP4 PNG JPEG
 NumPy SciPy PyTorch JAX TensorFlow Eigen pybind11 nanobind Bazel CMake PyPI GitHub GitLab
-MuJoCo MJX MuJoCoWarp Drake pydrake Newton Warp NVIDIA Isaac IsaacLab IsaacSim Omniverse
+MuJoCo MuJoCoWarp Drake pydrake Newton Warp NVIDIA Isaac IsaacLab IsaacSim Omniverse
 PhysX Bullet PyBullet Gazebo ROS ROS2 LCM Meshcat MeshCat Rerun Viser Jupyter Colab
 Linux macOS Windows Ubuntu Python CPython
 """.split())

@@ -48,7 +48,7 @@ _NEGATION_BEFORE = re.compile(
 _NEGATION_AFTER = re.compile(
     r"^\s*(?:(?:在|于)[^，,。；;]{0,24})?(?:并不存在|不存在|并不提供|不提供|并没有|没有|"
     r"does not exist|doesn't exist|is not defined|is not provided|is absent|is gone)", re.I)
-_EXAMPLE_WORDS = re.compile(r"示例|例子|范例|样例|原创|脚本|\bexamples?\b|\bscripts?\b", re.I)
+_EXAMPLE_WORDS = re.compile(r"示例|例子|范例|样例|脚本|\bexamples?\b|\bscripts?\b", re.I)
 _CLAUSE_END = re.compile(r"[。；;！？!?，,：:]")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*")
 _PRODUCT_VERSION = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Za-z])[\s*_`]*v?\d+\.\d+")

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from verifier.lint.base import Rule
 from verifier.lint.rules._judge import Judgement, judge
@@ -166,7 +166,7 @@ class Decision:
     judgement: Judgement | None = None
     upstream: str | None = None
     attributed: str | None = None
-    indexes: tuple = ()
+    indexes: tuple = field(default=(), repr=False)
 
 
 def _partial(indexes) -> str | None:

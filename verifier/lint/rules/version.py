@@ -21,7 +21,7 @@ _COURSE_ZH = re.compile(r"分支|课程仓库|本仓库|主干")
 # "pinned source" wording: what follows is the pin of the lesson's upstream
 _PIN_WORDS_SHA = re.compile(r"固定提交|固定源码|源码提交|官方提交|阅读基线|源码基线|固定在|"
                             r"官方固定|pinned (?:commit|at|source)|upstream commit|上游提交")
-_PIN_WORDS_VER = re.compile(r"(?:固定在?|阅读版本|源码为|官方|版本|pinned|version)"
+_PIN_WORDS_VER = re.compile(r"(?:固定在?|阅读版本|阅读基线|源码基线|源码为|官方|pinned(?: version)?)"
                             r"[\s*_`:：|为是在]{0,4}$", re.I)
 
 
