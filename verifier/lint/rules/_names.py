@@ -42,12 +42,14 @@ CONVENTIONAL_ALIASES = {"np": "numpy", "jnp": "jax", "jp": "jax", "torch": "torc
                         "wp": "warp", "mjx": "mujoco", "cv2": "cv2", "sp": "scipy"}
 
 _NEGATION_BEFORE = re.compile(
-    r"(没有名为|没有叫|并没有|没有|并无|不存在|并不提供|不提供|缺少|"
-    r"there is no|there's no|there are no|no such|has no|have no|does not have|"
-    r"doesn't have|without)\s*(?:任何|名为|叫做?|的|a|an|the|any)?\s*$", re.I)
+    r"(没有名为|没有叫|并没有|没有|并无|不存在|并不提供|不提供|缺少|不再有|不再提供|已移除|"
+    r"已删除|移除了|删除了|there is no|there's no|there are no|no such|has no|have no|"
+    r"does not have|doesn't have|no longer has|no longer provides|removed|without)"
+    r"\s*(?:任何|名为|叫做?|的|a|an|the|any)?\s*$", re.I)
 _NEGATION_AFTER = re.compile(
-    r"^\s*(?:(?:在|于)[^，,。；;]{0,24})?(?:并不存在|不存在|并不提供|不提供|并没有|没有|"
-    r"does not exist|doesn't exist|is not defined|is not provided|is absent|is gone)", re.I)
+    r"^\s*(?:(?:在|于)[^，,。；;]{0,24})?(?:并不存在|不存在|并不提供|不提供|并没有|没有|已被?移除|"
+    r"已被?删除|does not exist|doesn't exist|is not defined|is not provided|is absent|"
+    r"is gone|was removed|has been removed|no longer exists)", re.I)
 _EXAMPLE_WORDS = re.compile(r"示例|例子|范例|样例|脚本|\bexamples?\b|\bscripts?\b", re.I)
 _CLAUSE_END = re.compile(r"[。；;！？!?，,：:]")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*")

@@ -35,7 +35,8 @@ class Version(Rule):
     `固定提交`, `阅读基线：`, nearest before it in the clause) must be that upstream's
     pinned commit. A hex string or version the text gives to something else (the
     course's own `main`, an `E1` milestone, a `tree`, another library: `JAX0.7.2`,
-    `MuJoCo-Warp 3.12.0`) is not judged; one nothing attributes is not judged either."""
+    `MuJoCo-Warp 3.12.0`) is not judged, nor is a statement about another version
+    (`MuJoCo 3.1 之前`, `since Drake 1.20`), nor one nothing attributes."""
 
     name = "version"
     code = "VL105"
@@ -99,7 +100,7 @@ class Version(Rule):
                 for m in mention.finditer(clause):
                     strong.add(m.start(2))
                     up = ups[m.group(1).lower()]
-                    if up.name in mine:
+                    if up.name in mine and not _historical(clause, m.start(), m.end()):
                         out.append(Mention(s.line, "version", m.group(2), m.group(0).strip(),
                                            (up,)))
                 for m in version_at.finditer(clause):
@@ -112,7 +113,7 @@ class Version(Rule):
                         cands = (ups[owner[1]],)
                     else:
                         continue   # another library's or the course's own version
-                    if cands:
+                    if cands and not _historical(clause, m.start(), m.end()):
                         out.append(Mention(s.line, "version", m.group(1), m.group(0).strip(),
                                            cands))
                 for h in _HEX.finditer(clause):
@@ -145,6 +146,21 @@ class Mention:
     target: str                     # as written, with the name: `MuJoCo 3.15.0`
     upstreams: tuple                # whose pin the text gives it as
     pins_of: tuple = ()             # (commits) upstreams it is the pin of
+
+
+_BEFORE_HIST = re.compile(r"(?:自|从|早于|晚于|旧版|旧的|历史|以前的|之前的|since|before|after|until|"
+                          r"prior to|older than|newer than|deprecated in|removed in|added in|"
+                          r"introduced in|as of)\s*$", re.I)
+_AFTER_HIST = re.compile(r"^[\s*_`）)]*(?:之前|以前|之后|以后|起|开始|以上|以下|及以上|及更早|及更新|"
+                         r"引入|加入|新增|移除|删除|弃用|废弃|or later|or earlier|and later|"
+                         r"onwards|and newer|and older)", re.I)
+
+
+def _historical(clause: str, start: int, end: int) -> bool:
+    """`MuJoCo 3.1 之前`, `since Drake 1.20`: a statement about another version, not a
+    claim of the pinned one."""
+    return bool(_BEFORE_HIST.search(clause[max(0, start - 16):start])
+                or _AFTER_HIST.match(clause[end:end + 12]))
 
 
 def _clauses(text: str) -> list[str]:
