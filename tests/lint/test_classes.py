@@ -116,6 +116,10 @@ def test_versions_and_commits_are_judged_only_when_attributed(demo):
     demo.write("attribution.md", sha.join(mutated))
     es = errors(lint(demo.project(), [demo.lesson("attribution.md")]), "version")
     assert len(es) == 1 and "0123456789ab" in es[0].message and es[0].line == 9
+    # pinned-source wording right before the SHA wins over a product named earlier
+    es = errors(_findings(demo, "attribution.md", [("固定提交 `PINNED_SHA`。", f"固定提交 `{sha[:12]}`。")]),
+                "version")
+    assert len(es) == 1 and es[0].line == 4
     # the course's own commits, trees, other libraries' are not this upstream's pin
     es = errors(_findings(demo, "attribution.md", [("`0a1b2c3d4e5f`", "`0a1b2c3d4e5e`"),
                                                    ("`1234abcd5678`", "`1234abcd5679`")]), "version")

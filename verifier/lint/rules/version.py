@@ -19,9 +19,14 @@ _COURSE_WORDS = re.compile(r"^(?:main|master|head|origin|branch|tree|blob|pr|iss
 _PRODUCT_VERSION = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Za-z])[\s*_`]*v?\d+\.\d+")
 _COURSE_ZH = re.compile(r"分支|课程仓库|本仓库|主干")
 # "pinned source" wording: what follows is the pin of the lesson's upstream
-_PIN_WORDS_SHA = re.compile(r"固定提交|固定源码|源码提交|官方提交|阅读基线|源码基线|固定在|"
+_PIN_WORDS_SHA = re.compile(r"固定提交|固定源码|源码提交|官方提交|官方版本|阅读基线|源码基线|固定在|"
                             r"官方固定|pinned (?:commit|at|source)|upstream commit|上游提交")
-_PIN_WORDS_VER = re.compile(r"(?:固定在?|阅读版本|阅读基线|源码基线|源码为|官方|pinned(?: version)?)"
+# right before a commit: "固定 `sha`", "提交 `sha`" (the comma clause may still name the
+# course's `main` or another project)
+_PIN_ADJ = re.compile(r"(?:固定|提交|commit|pinned)[\s*_`:：为是]{0,3}$", re.I)
+# "Warp 候选版本 1.18.0": a version word, judged only when the clause names the upstream
+_VER_WORD = re.compile(r"(?:版本|version)[\s*_`:：|为是]{0,4}$", re.I)
+_PIN_WORDS_VER = re.compile(r"(?:固定在?|阅读版本|阅读基线|源码基线|源码为|官方版本|官方|pinned(?: version)?)"
                             r"[\s*_`:：|为是在]{0,4}$", re.I)
 
 
@@ -104,9 +109,13 @@ class Version(Rule):
                         out.append(Mention(s.line, "version", m.group(2), m.group(0).strip(),
                                            (up,)))
                 for m in version_at.finditer(clause):
-                    if m.start(1) in strong or not _PIN_WORDS_VER.search(clause[:m.start()]):
+                    pinned_words = _PIN_WORDS_VER.search(clause[:m.start()])
+                    if m.start(1) in strong or not (pinned_words
+                                                    or _VER_WORD.search(clause[:m.start()])):
                         continue
                     owner = _owner(clause[:m.start()], words, external)
+                    if owner is None and not pinned_words:
+                        continue   # "版本 2.1" alone: whose?
                     if owner is None:
                         cands = tuple(ups[u] for u in mine)
                     elif owner[0] == "upstream" and owner[1] in mine:
@@ -121,9 +130,20 @@ class Version(Rule):
                     if not re.search(r"[a-f]", sha) or not re.search(r"\d", sha):
                         continue
                     before = clause[:h.start()]
-                    owner = _owner(before, words, external)
+                    adjacent = [m for m in _PIN_WORDS_SHA.finditer(before)
+                                if len(before) - m.end() <= 4] or list(_PIN_ADJ.finditer(before))
+                    if adjacent:
+                        # "…官方 Python 绑定，固定提交 `sha`": pinned-source wording right
+                        # before it; only its own comma clause can name another owner
+                        cut = max(before.rfind(c, 0, adjacent[-1].start()) for c in "，,")
+                        owner = _owner(before[cut + 1:], words, external)
+                        if owner is None:
+                            wide = _owner(before, words, external)   # "Drake 1.57.0，commit"
+                            owner = wide if wide and wide[0] == "upstream" else None
+                    else:
+                        owner = _owner(before, words, external)
                     if owner is None:
-                        if not _PIN_WORDS_SHA.search(before):
+                        if not adjacent and not _PIN_WORDS_SHA.search(before):
                             continue   # nothing says whose commit this is
                         named = tuple(ups[u] for u in mine)
                     elif owner[0] == "upstream":
