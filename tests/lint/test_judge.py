@@ -15,7 +15,6 @@ from verifier.lint.rules._judge import closed_container_miss, judge, module_clos
 from verifier.lint.rules._links import (ABSENT, PRESENT, RELEASE_ABSENT, UNKNOWN, _from_layer,
                                         path_presence)
 from verifier.lint.shapes import classify
-from verifier.pins import Upstream
 
 
 def _index(symbols, *, files=("a.h",), unavailable=(), stars=None, name="up"):
@@ -107,44 +106,27 @@ def test_a_release_status_becomes_a_warning_on_the_line(demo, monkeypatch):
 # --------------------------------------------------------------------------- paths
 
 
-def _up():
-    return Upstream.model_validate({
-        "repo": "https://github.com/example/demo", "commit": "a" * 40, "version": "1.0.0",
-        "wheel": [{"requirement": "demo==1.0.0",
-                   "map": [{"wheel": "demo/include/", "repo": "include/"},
-                           {"wheel": "demo/", "repo": "python/demo/", "glob": "*.py"}]}]})
+def _ctx(answer):
+    layer = SimpleNamespace(presence=lambda u, p: answer(p))
+    return SimpleNamespace(project=SimpleNamespace(sources=layer))
 
 
-def _ctx(tree=None, wheel=(), lock=(), presence=None):
-    layer = SimpleNamespace(pin_tree=lambda u: (tree, "stub", []),
-                            wheel_paths=lambda u: set(wheel))
-    if presence is not None:
-        layer.presence = presence
-    lock_obj = SimpleNamespace(blob=lambda up, p: "b" * 40 if p in lock else None)
-    return SimpleNamespace(project=SimpleNamespace(sources=layer, lock=lock_obj))
+@pytest.mark.parametrize("state,expect", [
+    ("present", PRESENT), ("release", PRESENT), ("absent", ABSENT),
+    ("not-in-release", RELEASE_ABSENT), ("unknown", UNKNOWN)])
+def test_path_presence_reads_the_source_layer(state, expect):
+    """What `SourceLayer.presence` answers (verifier.sources.models.PathPresence)."""
+    from verifier.sources.models import PathPresence, Presence
+
+    answer = PathPresence(upstream="demo", path="include/b.h", state=Presence(state),
+                          basis="demo==1.0.0", suggestions=["include/a.h"])
+    got = path_presence(_ctx(lambda p: answer), SimpleNamespace(name="demo"), "include/b.h")
+    assert got.state == expect
+    assert "demo==1.0.0" in got.how and "did you mean include/a.h" in got.how
+    assert got.suggestions == ("include/a.h",)
 
 
-@pytest.mark.parametrize("path,tree,wheel,lock,state", [
-    ("src/x.c", {"src/y.c": "1"}, (), (), ABSENT),                  # tree at the pin: absent
-    ("src/y.c", {"src/y.c": "1"}, (), (), PRESENT),
-    ("include/a.h", None, {"include/a.h"}, (), PRESENT),            # in the pinned release
-    ("include/b.h", None, {"include/a.h"}, (), RELEASE_ABSENT),     # mapped, not released
-    ("python/demo/x.py", None, {"include/a.h"}, (), RELEASE_ABSENT),
-    ("python/demo/x.cc", None, {"include/a.h"}, (), UNKNOWN),       # prefix, but not the glob
-    ("include/b.h", None, set(), (), UNKNOWN),                      # release unavailable
-    ("src/engine.c", None, {"include/a.h"}, ("src/engine.c",), PRESENT),   # in pins.lock
-    ("src/other.c", None, {"include/a.h"}, (), UNKNOWN),
-])
-def test_path_presence_derived_from_tree_lock_and_wheel_maps(path, tree, wheel, lock, state):
-    assert path_presence(_ctx(tree, wheel, lock), _up(), path).state == state
-
-
-def test_path_presence_prefers_the_source_layer_when_it_knows():
-    ctx = _ctx(presence=lambda u, p: SimpleNamespace(state="known absent", source="wheel",
-                                                      detail="not in demo==1.0.0"))
-    got = path_presence(ctx, _up(), "include/zzz.h")
-    assert got.state == RELEASE_ABSENT and "demo==1.0.0" in got.how
-    assert _from_layer("present").state == PRESENT
-    assert _from_layer(SimpleNamespace(value="absent", where="tree")).state == ABSENT
-    assert _from_layer("unknown").state == UNKNOWN
+def test_path_presence_of_an_unreadable_answer_is_unknown():
     assert _from_layer(object()) is None
+    got = path_presence(_ctx(lambda p: object()), SimpleNamespace(name="demo"), "x")
+    assert got.state == UNKNOWN
