@@ -219,3 +219,29 @@ def test_paths_absent_from_the_pinned_release_are_line_findings(real_project, co
     un = [f for f in fs if f.rule == "source-unavailable"]
     assert un and any(i["target"] == "docs/concepts/nope_x.rst"
                       for i in un[0].data["unchecked"]["permalink-target"])
+
+
+DRAKE = "1e1466ba466e7ce8fa9fcca4e086ce1383e5427d"
+
+
+def test_validation_pages_judge_the_upstream_commit_not_the_course_baselines(
+        real_project, course_dir, tmp_path):
+    """Drake's E-stage validation pages record the course's own `main` baselines (other
+    runs' commits of the course repository, not of Drake): not judged. The official
+    Drake commit the same pages give for the pinned version is judged: a changed last
+    digit is an error on its line, spelled out in full (the pin shares its first 12)."""
+    docs = _copy(course_dir, tmp_path, "drake-atlas")
+    pages = sorted((docs / "evidence").glob("e*-validation.md"))
+    assert len(pages) >= 6
+    clean = run_lint(real_project, real_project.lessons([str(p) for p in pages]))
+    assert not [f for f in clean if f.rule == "version"]
+    page = docs / "evidence" / "e1-validation.md"
+    text = page.read_text(encoding="utf-8")
+    assert f"的提交为 `{DRAKE}`" in text
+    bad = DRAKE[:-1] + "e"
+    page.write_text(text.replace(f"的提交为 `{DRAKE}`", f"的提交为 `{bad}`", 1),
+                    encoding="utf-8")
+    es = _errors(_lint(real_project, page), "version")
+    line = 1 + text[:text.index(f"的提交为 `{DRAKE}`")].count("\n")
+    assert [f.line for f in es] == [line]
+    assert bad in es[0].message and DRAKE in es[0].message
