@@ -74,6 +74,18 @@ def test_module_closed_only_without_compiled_star_imports_or_unserved_submodules
     assert not module_closed(sub, ("pkg", "extra"))
 
 
+def test_c_enum_member_through_an_open_module_is_conclusive():
+    """`pkg.demoMode.X`: the module star-imports a compiled extension (it may bind
+    more names), but the enum it exposes is the header's, which lists every value."""
+    idx = _index(PY + C_SYMS, files=["pkg/__init__.py", "a.h"], stars={"pkg": ["pkg._native"]},
+                 unavailable=["src/engine.c"])
+    assert not module_closed(idx, ("pkg", "demoMode", "DEMO_SLOW"))
+    j = judge([idx], _ref("pkg.demoMode.DEMO_SLOW"))
+    assert j.status == "unresolved" and "has no member `DEMO_SLOW`" in j.how
+    assert judge([idx], _ref("pkg.demoMode.DEMO_SAFE")).status == "resolved"
+    assert judge([idx], _ref("pkg.Other.DEMO_SLOW")).status == "inconclusive"
+
+
 def test_alternative_readings_any_resolves():
     idx = _index(PY + [Symbol(name="qacc", kind="field", path="a.h", line=1, parent="d"),
                        Symbol(name="qacc_smooth", kind="field", path="a.h", line=2, parent="d")],

@@ -118,10 +118,10 @@ def judge(indexes: list, ref: ApiRef, local: set[str] | frozenset = frozenset(),
     # (`mujoco.mjtObj.X`: the binding mirrors the header's enum)
     closed = closed_container_miss(indexes, ref)
     if first.status == "unresolved":
-        if closed:
-            return Judgement("unresolved", closed + hint, first.upstream, suggestion, ref)
         if all(module_closed(i, ref.segments) for i in indexes):
             return Judgement("unresolved", first.how + hint, first.upstream, suggestion, ref)
+        if closed:
+            return Judgement("unresolved", closed + hint, first.upstream, suggestion, ref)
         return Judgement("inconclusive", first.how.removesuffix(" at the pin")
                          + " in the served sources (the module may bind more: a compiled "
                          "extension or a submodule that is not served)" + hint,
