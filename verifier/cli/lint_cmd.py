@@ -25,6 +25,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_format(p, formats(), aliases={"rich": TEXT},
                help_extra="; json is the findings interface, the others are record formats")
     p.add_argument("--info", action="store_true", help="also show info findings (fingerprints)")
+    p.add_argument("--self-test", action="store_true",
+                   help="mutate every lesson with single faults and report catch rates per "
+                        "fault type (verifier/lint/selftest.py); exit 1 below 95 %%")
+    p.add_argument("--sample", type=int, default=3,
+                   help="--self-test: mutants per lesson and fault type (0 = all; default 3)")
+    p.add_argument("--seed", type=int, default=0, help="--self-test: sampling seed")
 
 
 def findings_json(result) -> dict:
@@ -48,7 +54,25 @@ def findings_json(result) -> dict:
         "lessons": len(result.lessons)}}
 
 
+def self_test(args: argparse.Namespace) -> int:
+    from verifier.cli.common import project_from
+    from verifier.cli.render import print_json
+    from verifier.exitcodes import ExitCode
+    from verifier.lint.selftest import meets_target, render, run_self_test
+
+    project = project_from(args)
+    lessons = project.lessons(args.paths, args.course) if args.paths or args.course else None
+    report = run_self_test(project, sample=args.sample, seed=args.seed, lessons=lessons)
+    if args.format == "json":
+        print_json(report)
+    else:
+        print(render(report))
+    return ExitCode.OK if meets_target(report) else ExitCode.FINDINGS
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.self_test:
+        return self_test(args)
     from verifier import pipeline
 
     opts = pipeline.options(lessons=args.paths, course=args.course, check=False,

@@ -4,8 +4,9 @@ import ast
 import sys
 
 from verifier.lint.base import Rule
-from verifier.lint.resolve import Resolver
+from verifier.lint.rules._judge import judge
 from verifier.lint.shapes import ApiRef
+from verifier.results import Severity
 
 PY_LANGS = ("python", "py", "python3", "pycon")
 
@@ -84,7 +85,7 @@ class CodeBlock(Rule):
                 if (ref.dotted, lineno) in seen:
                     continue
                 seen.add((ref.dotted, lineno))
-                res = Resolver([ctx.index(up)]).resolve(ref)
+                res = judge([ctx.index(up)], ref)
                 line = block.first_line + lineno - 1
                 if res.status == "unresolved":
                     out.append(self.finding(doc, line, f"`{ref.dotted}`: {res.how}",
@@ -92,6 +93,11 @@ class CodeBlock(Rule):
                                             suggestion=res.suggestion))
                 elif res.status == "inconclusive":
                     out.append(self.unavailable(doc, line, up, ref.dotted, res.how))
+                elif res.status != "resolved":   # e.g. not in the pinned release
+                    out.append(self.finding(doc, line, f"`{ref.dotted}`: {res.how}",
+                                            severity=Severity.WARNING, upstream=up,
+                                            target=ref.dotted, status=res.status,
+                                            suggestion=res.suggestion))
         return out
 
 

@@ -1,15 +1,19 @@
 from __future__ import annotations
 
-from verifier.textlines import source_lines
 from verifier.lint.base import Rule
-from verifier.lint.rules._links import readable, upstream_links
+from verifier.lint.rules._links import (ABSENT, RELEASE_ABSENT, file_lines, path_presence,
+                                        readable, upstream_links)
+from verifier.results import Severity
 
 
 class PermalinkTarget(Rule):
     """A pinned permalink must name a path that exists at the pin, and its `#Lx` /
     `#Lx-Ly` fragment must satisfy x <= y and lie inside the file. Paths and line
-    counts are read only at pinned identity; when the file is unavailable the rule
-    says so (one source-unavailable finding per lesson and upstream), never passes."""
+    counts are read only at pinned identity. A path known absent (not in the pin's
+    git tree) is an error on its line; a path under a prefix the pinned release's
+    wheel maps (pins.toml `map`) that the release lacks is a warning on its line ("not
+    in the pinned release; probably absent at the pin"); a file that is simply
+    unavailable is counted in the lesson's source-unavailable finding, never passed."""
 
     name = "permalink-target"
     code = "VL102"
@@ -40,30 +44,50 @@ class PermalinkTarget(Rule):
                                                 "only the main pin is served"))
                 continue  # permalink-pin reports it
             if gl.kind == "tree":
-                known = ctx.project.sources.known_paths(up.name)
-                if not any(p.startswith(gl.path.rstrip("/") + "/") for p in known):
-                    out.append(self.unavailable(doc, link.line, up.name, gl.path,
-                                                "directory not among the paths known at the pin"))
+                out.extend(self._directory(ctx, doc, link, gl, up))
                 continue
             if not readable(ctx, gl, up):
                 continue
             sf, text = ctx.source(up.name, gl.path)
-            if sf.expected_blob is None and sf.detail.startswith("no such path"):
-                out.append(self.finding(doc, link.line, f"{gl.path} does not exist at "
-                                        f"{up.name} {up.short} ({sf.detail})",
-                                        upstream=up.name, target=link.href))
-                continue
             if text is None:
-                out.append(self.unavailable(doc, link.line, up.name, gl.path,
-                                            f"{sf.status.value}: {sf.reason}",
-                                            fragment=gl.fragment))
+                where = path_presence(ctx, up, gl.path)
+                if where.state == ABSENT or (sf.expected_blob is None
+                                             and sf.detail.startswith("no such path")):
+                    out.append(self.finding(doc, link.line, f"{gl.path} does not exist at "
+                                            f"{up.name} {up.short} ({where.how or sf.detail})",
+                                            upstream=up.name, target=link.href, path=gl.path,
+                                            suggestions=where.suggestions))
+                elif where.state == RELEASE_ABSENT:
+                    out.append(self.finding(
+                        doc, link.line, f"{gl.path} is not in the pinned release; probably "
+                        f"absent at {up.name} {up.short} ({where.how})",
+                        severity=Severity.WARNING, upstream=up.name, target=link.href,
+                        path=gl.path, presence=where.state, suggestions=where.suggestions))
+                else:
+                    out.append(self.unavailable(doc, link.line, up.name, gl.path,
+                                                f"{sf.status.value}: {sf.reason or sf.detail}",
+                                                fragment=gl.fragment))
                 continue
             if gl.start is None:
                 continue
-            n = len(source_lines(text))
+            n = len(file_lines(ctx, up.name, gl.path, text))
             end = gl.end or gl.start
             if end > n:
                 out.append(self.finding(doc, link.line, f"#{gl.fragment} lies past the end of "
                                         f"{gl.path}, which has {n} lines at {up.short}",
                                         upstream=up.name, target=link.href, lines=n))
         return out
+
+    def _directory(self, ctx, doc, link, gl, up):
+        """A `tree/` link: some path at the pin must lie under it."""
+        prefix = gl.path.rstrip("/") + "/"
+        known = ctx.project.sources.known_paths(up.name)
+        if any(p.startswith(prefix) for p in known):
+            return []
+        tree, _, _ = ctx.project.sources.pin_tree(up.name)
+        if tree is not None:
+            return [self.finding(doc, link.line, f"directory {gl.path} does not exist at "
+                                 f"{up.name} {up.short}", upstream=up.name, target=link.href,
+                                 path=gl.path)]
+        return [self.unavailable(doc, link.line, up.name, gl.path,
+                                 "directory not among the paths known at the pin")]

@@ -1,60 +1,237 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from verifier.lint.base import Rule
+from verifier.lint.rules._names import lesson_scope
+from verifier.lint.shapes import PRODUCT_WORDS, norm_word
 
 _HEX = re.compile(r"(?<![0-9A-Za-z])([0-9a-f]{7,40})(?![0-9A-Za-z])")
 _VER = r"v?(\d+\.\d+(?:\.\d+)*)"
 _GAP = r"[\s*_`:/（(]{0,6}"
+_CLAUSE = re.compile(r"[。；;！？!?]")
+_ASCII = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*")
+# words that make a hex string or version the course repository's own (its branches,
+# milestones, trees), not an upstream's pin
+_COURSE_WORDS = re.compile(r"^(?:main|master|head|origin|branch|tree|blob|pr|issue|fork|"
+                           r"e\d+|stage\d*)$")
+_PRODUCT_VERSION = re.compile(r"(?<![\w-])([A-Z][A-Za-z0-9]*[A-Za-z])[\s*_`]*v?\d+\.\d+")
+_COURSE_ZH = re.compile(r"分支|课程仓库|本仓库|主干")
+# "pinned source" wording: what follows is the pin of the lesson's upstream
+_PIN_WORDS_SHA = re.compile(r"固定提交|固定源码|源码提交|官方提交|官方版本|阅读基线|源码基线|固定在|"
+                            r"官方固定|pinned (?:commit|at|source)|upstream commit|上游提交")
+# right before a commit: "固定 `sha`", "提交 `sha`" (the comma clause may still name the
+# course's `main` or another project)
+_PIN_ADJ = re.compile(r"(?:固定|提交|commit|pinned)[\s*_`:：为是]{0,3}$", re.I)
+# "Warp 候选版本 1.18.0": a version word, judged only when the clause names the upstream
+_VER_WORD = re.compile(r"(?:版本|version)[\s*_`:：|为是]{0,4}$", re.I)
+_PIN_WORDS_VER = re.compile(r"(?:固定在?|阅读版本|阅读基线|源码基线|源码为|官方版本|官方|pinned(?: version)?)"
+                            r"[\s*_`:：|为是在]{0,4}$", re.I)
 
 
 class Version(Rule):
-    """Version and commit mentions in the lesson text must agree with pins.toml: an
-    upstream's name followed by a version (`MuJoCo 3.15.0`, `Drake v1.57.0`,
-    `Newton **1.6.1**`, `Warp 1.18.0`) must equal its pinned version (a shorter
-    `3.15` matches `3.15.0`), and a commit SHA (7-40 hex) must be a pinned commit,
-    the one of the upstream the same sentence names."""
+    """Version and commit mentions in the lesson text must agree with pins.toml: a
+    lesson upstream's name followed by a version (`MuJoCo 3.15.0`, `Drake v1.57.0`,
+    `Newton **1.6.1**`, `Warp 1.18.0`, `MuJoCo3.15`), or a version right after
+    pinned-source wording (`固定 3.15.0 源码`, `| 阅读版本 | 1.57.0 |`), must equal
+    its pinned version (a shorter `3.15` matches `3.15.0`); a commit SHA (7-40 hex)
+    the text attributes to an upstream (its name, or pinned-source wording such as
+    `固定提交`, `阅读基线：`, nearest before it in the clause) must be that upstream's
+    pinned commit. A hex string or version the text gives to something else (the
+    course's own `main`, an `E1` milestone, a `tree`, another library: `JAX0.7.2`,
+    `MuJoCo-Warp 3.12.0`) is not judged, nor is a statement about another version
+    (`MuJoCo 3.1 之前`, `since Drake 1.20`), nor one nothing attributes."""
 
     name = "version"
     code = "VL105"
 
     def check(self, ctx, doc, lesson):
-        pins = ctx.project.pins
-        names = {up.name: up for up in pins.upstream.values()}
-        alt = "|".join(sorted(map(re.escape, names), key=len, reverse=True))
-        mention = re.compile(rf"(?i)(?<![A-Za-z0-9-])({alt})(?![A-Za-z0-9-]){_GAP}{_VER}"
-                             r"(?![\d.]*\d)")
-        named = re.compile(rf"(?i)(?<![A-Za-z0-9-])({alt})(?![A-Za-z0-9-])")
         out = []
-        for s in lesson.sentences:
-            for m in mention.finditer(s.text):
-                up = names[m.group(1).lower()]
-                said = m.group(2)
-                pinned = up.version.lstrip("v")
-                if said == pinned or pinned.startswith(said + "."):
+        for m in self.mentions(ctx, doc, lesson):
+            if m.kind == "version":
+                if any(_same_version(m.token, u.version) for u in m.upstreams):
                     continue
-                out.append(self.finding(doc, s.line, f"says {m.group(1)} {said}, but pins.toml "
-                                        f"pins {up.name} {up.version}", upstream=up.name,
-                                        target=m.group(0).strip(), said=said,
-                                        pinned=up.version))
-            mentioned = [names[n.group(1).lower()] for n in named.finditer(s.text)]
-            for h in _HEX.finditer(s.text):
-                sha = h.group(1)
-                if not re.search(r"[a-f]", sha) or not re.search(r"\d", sha):
-                    continue
-                owners = [u for u in names.values()
-                          if any(c.startswith(sha) for c in (u.commit, *u.also))]
-                if not owners:
-                    hint = (f" (the sentence names {', '.join(u.name for u in mentioned)}, "
-                            f"pinned at {', '.join(u.commit[:12] + '…' for u in mentioned)})"
-                            if mentioned else "")
-                    out.append(self.finding(doc, s.line, f"commit {sha[:12]}… is not pinned "
-                                            f"in pins.toml{hint}", target=sha,
-                                            upstream=mentioned[0].name if mentioned else None))
-                elif mentioned and not any(u in owners for u in mentioned):
-                    out.append(self.finding(doc, s.line, f"commit {sha[:12]}… is the pin of "
-                                            f"{owners[0].name}, but the sentence names "
-                                            f"{', '.join(u.name for u in mentioned)}",
-                                            target=sha, upstream=mentioned[0].name))
+                who = " or ".join(f"{u.name} {u.version}" for u in m.upstreams)
+                out.append(self.finding(doc, m.line, f"says {m.target}, but pins.toml pins {who}",
+                                        upstream=m.upstreams[0].name, target=m.target,
+                                        said=m.token, pinned=m.upstreams[0].version))
+                continue
+            owners = m.pins_of
+            if any(u in owners for u in m.upstreams):
+                continue
+            names = ", ".join(u.name for u in m.upstreams)
+            if not owners:
+                msg = (f"commit {_short(m.token, m.upstreams)} is not pinned in pins.toml (the "
+                       f"text gives it to {names}, pinned at "
+                       f"{', '.join(_short(u.commit, [], m.token) for u in m.upstreams)})")
+            else:
+                msg = (f"commit {m.token[:12]}… is the pin of {owners[0].name}, but the text "
+                       f"gives it to {names}")
+            out.append(self.finding(doc, m.line, msg, target=m.token,
+                                    upstream=m.upstreams[0].name))
         return out
+
+    def mentions(self, ctx, doc, lesson) -> list["Mention"]:
+        """Every version and commit mention the text attributes to one of the lesson's
+        upstreams (what this rule judges; the self-test counts the rest as
+        unattributed)."""
+        pins = ctx.project.pins
+        ups = {up.name: up for up in pins.upstream.values()}
+        words = {}
+        for up in ups.values():
+            for w in (up.name, up.slug.split("/")[-1], f"py{up.name}"):
+                words.setdefault(norm_word(w), up.name)
+        mine = [u for u in doc.upstreams if u in ups]
+        scope = lesson_scope(ctx, doc, lesson)
+        external = {w for w in scope.external_words | PRODUCT_WORDS if w not in words}
+        alt = "|".join(sorted(map(re.escape, ups), key=len, reverse=True))
+        mention = re.compile(rf"(?i)(?<![A-Za-z0-9-])({alt})(?![A-Za-z-]){_GAP}{_VER}"
+                             r"(?![\d.]*\d)")
+        version_at = re.compile(rf"(?<![\w.]){_VER}(?![\d.]*\d)")
+        out: list[Mention] = []
+        lines = doc.text.split("\n")
+        seen_rows: set[int] = set()
+        for s in lesson.sentences:
+            text = s.text
+            raw = lines[s.line - 1] if 0 < s.line <= len(lines) else ""
+            if raw.lstrip().startswith("|"):
+                if s.line in seen_rows:
+                    continue   # a table row is one unit: its cells lead into each other
+                seen_rows.add(s.line)
+                text = raw.replace("`", "")
+            for clause in _clauses(text):
+                strong = set()
+                for m in mention.finditer(clause):
+                    strong.add(m.start(2))
+                    up = ups[m.group(1).lower()]
+                    if up.name in mine and not _historical(clause, m.start(), m.end()):
+                        out.append(Mention(s.line, "version", m.group(2), m.group(0).strip(),
+                                           (up,)))
+                for m in version_at.finditer(clause):
+                    pinned_words = _PIN_WORDS_VER.search(clause[:m.start()])
+                    if m.start(1) in strong or not (pinned_words
+                                                    or _VER_WORD.search(clause[:m.start()])):
+                        continue
+                    owner = _owner(clause[:m.start()], words, external)
+                    if owner is None and not pinned_words:
+                        continue   # "版本 2.1" alone: whose?
+                    if owner is None:
+                        cands = tuple(ups[u] for u in mine)
+                    elif owner[0] == "upstream" and owner[1] in mine:
+                        cands = (ups[owner[1]],)
+                    else:
+                        continue   # another library's or the course's own version
+                    if cands and not _historical(clause, m.start(), m.end()):
+                        out.append(Mention(s.line, "version", m.group(1), m.group(0).strip(),
+                                           cands))
+                for h in _HEX.finditer(clause):
+                    sha = h.group(1)
+                    if not re.search(r"[a-f]", sha) or not re.search(r"\d", sha):
+                        continue
+                    before = clause[:h.start()]
+                    adjacent = [m for m in _PIN_WORDS_SHA.finditer(before)
+                                if len(before) - m.end() <= 4] or list(_PIN_ADJ.finditer(before))
+                    if adjacent:
+                        # "…官方 Python 绑定，固定提交 `sha`": pinned-source wording right
+                        # before it; only its own comma clause can name another owner
+                        cut = max(before.rfind(c, 0, adjacent[-1].start()) for c in "，,")
+                        owner = _owner(before[cut + 1:], words, external)
+                        if owner is None:
+                            wide = _owner(before, words, external)   # "Drake 1.57.0，commit"
+                            owner = wide if wide and wide[0] == "upstream" else None
+                    else:
+                        owner = _owner(before, words, external)
+                    if owner is None:
+                        if not adjacent and not _PIN_WORDS_SHA.search(before):
+                            continue   # nothing says whose commit this is
+                        named = tuple(ups[u] for u in mine)
+                    elif owner[0] == "upstream":
+                        named = (ups[owner[1]],)
+                    else:
+                        continue   # the course's own commit, a tree, another library's
+                    if not named or not any(u.name in mine for u in named):
+                        continue
+                    pins_of = tuple(u for u in ups.values()
+                                    if any(c.startswith(sha) for c in (u.commit, *u.also)))
+                    out.append(Mention(s.line, "commit", sha, sha, named, pins_of))
+        return out
+
+
+@dataclass(frozen=True)
+class Mention:
+    line: int
+    kind: str                       # version | commit
+    token: str                      # `3.15.0`, a hex string
+    target: str                     # as written, with the name: `MuJoCo 3.15.0`
+    upstreams: tuple                # whose pin the text gives it as
+    pins_of: tuple = ()             # (commits) upstreams it is the pin of
+
+
+_BEFORE_HIST = re.compile(r"(?:自|从|早于|晚于|旧版|旧的|历史|以前的|之前的|since|before|after|until|"
+                          r"prior to|older than|newer than|deprecated in|removed in|added in|"
+                          r"introduced in|as of)\s*$", re.I)
+_AFTER_HIST = re.compile(r"^[\s*_`）)]*(?:之前|以前|之后|以后|起|开始|以上|以下|及以上|及更早|及更新|"
+                         r"引入|加入|新增|移除|删除|弃用|废弃|or later|or earlier|and later|"
+                         r"onwards|and newer|and older)", re.I)
+
+
+def _historical(clause: str, start: int, end: int) -> bool:
+    """`MuJoCo 3.1 之前`, `since Drake 1.20`: a statement about another version, not a
+    claim of the pinned one."""
+    return bool(_BEFORE_HIST.search(clause[max(0, start - 16):start])
+                or _AFTER_HIST.match(clause[end:end + 12]))
+
+
+def _clauses(text: str) -> list[str]:
+    out, start = [], 0
+    for m in _CLAUSE.finditer(text):
+        out.append(text[start:m.end()])
+        start = m.end()
+    out.append(text[start:])
+    return [c for c in out if c.strip()]
+
+
+def _same_version(said: str, pinned: str) -> bool:
+    pinned = pinned.lstrip("v")
+    return said == pinned or pinned.startswith(said + ".")
+
+
+def _owner(before: str, words: dict[str, str], external: set[str] | frozenset[str]
+           ) -> tuple[str, str] | None:
+    """Nearest owner named before a position: ('upstream', name), ('course', word) or
+    ('other', word) for a compound or non-upstream library name."""
+    best = None
+    for m in _ASCII.finditer(before):
+        tok = m.group(0).rstrip("+-_.")
+        base = re.sub(r"\d[\d.]*$", "", tok) or tok
+        w = norm_word(base)
+        kind = None
+        if _COURSE_WORDS.match(w) or _COURSE_WORDS.match(norm_word(tok)):
+            kind = ("course", tok)
+        elif w in words and not re.search(r"[-_]", base):
+            kind = ("upstream", words[w])
+        elif re.search(r"[-_]", base) and any(norm_word(p) in words
+                                               for p in re.split(r"[-_]", base) if p):
+            kind = ("other", tok)   # `MuJoCo-Warp`, `mujoco-mjx`, `drake-atlas`
+        elif w in external:
+            kind = ("other", tok)   # `JAX0.7.2`, `Python 3.12`: another library or product
+        if kind is not None:
+            best = (m.start(), kind)
+    for m in _PRODUCT_VERSION.finditer(before):
+        w = norm_word(m.group(1))
+        if w not in words and (best is None or m.start() > best[0]):
+            best = (m.start(), ("other", m.group(1)))   # `OtherLib0.7.2`: a versioned product
+    for m in _COURSE_ZH.finditer(before):
+        if best is None or m.start() > best[0]:
+            best = (m.start(), ("course", m.group(0)))
+    return best[1] if best else None
+
+
+def _short(sha: str, others, against: str = "") -> str:
+    """`sha` cut to 12 hex digits, or in full where it shares those with the SHA it is
+    compared with (a near-miss of the pin must not read like the pin)."""
+    rivals = [against] + [u.commit for u in others]
+    if any(r and r != sha and r[:12].lower() == sha[:12].lower() for r in rivals):
+        return sha
+    return sha[:12] + "…"
