@@ -126,3 +126,17 @@ def test_versions_and_commits_are_judged_only_when_attributed(demo):
     es = errors(_findings(demo, "attribution.md", [("`0a1b2c3d4e5f`", "`0a1b2c3d4e5e`"),
                                                    ("`1234abcd5678`", "`1234abcd5679`")]), "version")
     assert es == []
+
+
+def test_names_quoted_from_the_cited_lines_and_contrastive_negation(demo):
+    # `Impl._construct` is written in the cited docstring (the lesson quotes the source,
+    # although `Impl` also names an unrelated C++ class): resolved, not "no member"
+    es = errors(_findings(demo, "quoted.md", [("用 `Impl._construct` 明确", "用 `Impl._constructs` 明确")]))
+    assert [e.target for e in es] == ["Impl._constructs"]
+    es = errors(_findings(demo, "quoted.md", [("_core.py#L18-L29", "_core.py#L1-L5")]))
+    assert [e.target for e in es] == ["Impl._construct"]          # not in the cited lines
+    # "是 A，不是 B" / "A 而非 B": the lesson says B is not the entry point
+    es = errors(_findings(demo, "quoted.md", [("不是 `demo.build_widget`", "即 `demo.build_widget`")]))
+    assert [e.target for e in es] == ["demo.build_widget"]
+    es = errors(_findings(demo, "quoted.md", [("而非 `demo.WidgetBuilder`", "和 `demo.WidgetBuilder`")]))
+    assert [e.target for e in es] == ["demo.WidgetBuilder"]

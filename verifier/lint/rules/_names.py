@@ -44,7 +44,9 @@ CONVENTIONAL_ALIASES = {"np": "numpy", "jnp": "jax", "jp": "jax", "torch": "torc
 _NEGATION_BEFORE = re.compile(
     r"(没有名为|没有叫|并没有|没有|并无|不存在|并不提供|不提供|缺少|不再有|不再提供|已移除|"
     r"已删除|移除了|删除了|there is no|there's no|there are no|no such|has no|have no|"
-    r"does not have|doesn't have|no longer has|no longer provides|removed|without)"
+    r"does not have|doesn't have|no longer has|no longer provides|removed|without|"
+    # contrast: "入口是 A，不是 `B`", "A 而非 `B`", "A rather than `B`", "A, not `B`"
+    r"而不是|不是|并非|而非|rather than|instead of|^\s*(?:but\s+)?not)"
     r"\s*(?:任何|名为|叫做?|的|a|an|the|any)?\s*$", re.I)
 _NEGATION_AFTER = re.compile(
     r"^\s*(?:(?:在|于)[^，,。；;]{0,24})?(?:并不存在|不存在|并不提供|不提供|并没有|没有|已被?移除|"

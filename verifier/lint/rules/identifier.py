@@ -107,6 +107,11 @@ class Identifier(Rule):
                         j2 = judge(indexes, ref, scope.local, fallback=fb, memo=store)
                         j = j2 if j2.status == "resolved" else j
                 if j.status != "resolved":
+                    where = self._quoted(ctx, doc, lesson, scope.spans[i].block, ref.dotted)
+                    if where:
+                        j = Judgement("resolved", f"written verbatim in the cited lines at {where} "
+                                      "(the lesson quotes the source)", reading=ref)
+                if j.status != "resolved":
                     where = self._literal(ctx, doc, lesson, ref.last)
                     if where:
                         j = Judgement("resolved", f"declared as a string literal at {where} "
@@ -121,6 +126,29 @@ class Identifier(Rule):
                 out.append(Decision(i, span, ref, judgement=j, upstream=up,
                                     attributed=attributed, indexes=tuple(indexes)))
         return out
+
+    @staticmethod
+    def _quoted(ctx, doc, lesson, block: int, dotted: str) -> str | None:
+        """Where the lines cited by a permalink of the span's own paragraph write the
+        name verbatim (a docstring's example, a comment, code): the lesson quotes them."""
+        if block < 0 or not dotted:
+            return None
+        store = memo(ctx)
+        pat = re.compile(r"(?<![\w.])" + re.escape(dotted) + r"(?![\w])")
+        for link, gl, up in upstream_links(ctx, lesson):
+            if (link.block != block or gl.start is None or up.name not in doc.upstreams
+                    or not readable(ctx, gl, up)):
+                continue
+            fkey = ("lines", up.name, gl.path)
+            if fkey not in store:
+                _, text = ctx.source(up.name, gl.path)
+                store[fkey] = (text or "").splitlines()
+            lines = store[fkey]
+            end = min(gl.end or gl.start, len(lines))
+            for n in range(gl.start, end + 1):
+                if pat.search(lines[n - 1]):
+                    return f"{gl.path}:{n}"
+        return None
 
     @staticmethod
     def _literal(ctx, doc, lesson, name: str) -> str | None:
