@@ -20,6 +20,10 @@ TEXT = f"""# 1. 标题里的 `code` 与 3 不算
 
 答案：默认值是 5，见下。
 
+**2.** 步长减半时误差如何变化？
+
+**3.** 调用 `sx_advance` 两次。
+
 令 $x=3$，`vᵀJᵀf=(Jv)ᵀf` 只是公式。`sx_step` 是 API。
 
 当 vn>0 时分离。这句有 `code` 和数字 9.81。[实现](https://github.com/simx-org/simx/blob/{SHA}/a.h#L1-L2)、[文档](https://github.com/simx-org/simx/blob/{SHA}/b.md)。
@@ -71,7 +75,10 @@ def test_what_is_and_is_not_a_candidate(dp):  # noqa: F811
     assert plain.reasons == ["permalink"]           # only through the table's citation
     assert not any(t.startswith("表的出处") for t in texts)
     (item,) = [u for u in units(TEXT, pins) if "item_x" in u.text]
-    assert item.line == 20 and item.end_line == 21
+    assert item.line == 24 and item.end_line == 25
+    # a bold item number ("**2.**") split off as a sentence of its own is numbering
+    assert not any(t.strip() in ("2.", "3.") for t in texts)
+    assert ("调用 sx_advance 两次。", ["code"]) in [(t.strip(), r) for _, t, r in got]
 
 
 def test_fragments_with_markup_cover_their_sentence():

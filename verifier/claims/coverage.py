@@ -15,7 +15,7 @@ and it is none of these:
   - a pure citation (only links and glue words like "见"/"and"): it belongs to the
     sentence before it (after a table: to every row of the table);
   - numbers that are exercise or section numbering (`练习 1`, `Exercise 2`, `§3`,
-    `4.2 节`) and version or commit mentions (`MuJoCo 3.15.0`, a pinned SHA) do not
+    `4.2 节`, an item number such as `**1.**` opening a unit) and version or commit mentions (`MuJoCo 3.15.0`, a pinned SHA) do not
     count: lint (VL105 version) checks those.
 
 A candidate is *covered* when a reviewed claim's fragment is located inside it;
@@ -64,6 +64,8 @@ _NUMBERING = re.compile(
     r"(?:练习|习题|问题|思考题|例题|示例|步骤|题|Exercise|Question|Problem|Step|Task|Q)\s*\d+"
     r"(?:\.\d+)*\s*[：:.、)）]?|§\s*\d+(?:\.\d+)*|第\s*\d+\s*[节章步题课]|\d+(?:\.\d+)*\s*节",
     re.I)
+# an item number heading a unit ("**1.** ..." splits off as the sentence "1."): numbering
+_ITEM_MARK = re.compile(r"^\s*[(（]?\d{1,3}[.)）、](?!\d)")
 # a bound in a condition (`vn>0`, `nv >= 60`): maths, not a stated value
 _INEQUALITY = re.compile(r"[<>≤≥≠]=?\s*[-+−]?\d[\d.]*|[-+−]?\d[\d.]*\s*[<>≤≥≠]")
 _LINK_MD = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\([^)]*\)")
@@ -233,6 +235,7 @@ def reasons(text: str, code: tuple[str, ...], links: tuple[str, ...],
     for c in sorted(set(code), key=len, reverse=True):
         plain = plain.replace(c, " ")
     plain = re.sub(r"\$[^$]*\$", " ", plain)
+    plain = _ITEM_MARK.sub(" ", plain)
     plain = _NUMBERING.sub(" ", _version_free(plain, pins))
     plain = _INEQUALITY.sub(" ", plain)
     if _NUMBER.search(plain):
