@@ -142,3 +142,28 @@ def test_path_presence_of_an_unreadable_answer_is_unknown():
     assert _from_layer(object()) is None
     got = path_presence(_ctx(lambda p: object()), SimpleNamespace(name="demo"), "x")
     assert got.state == UNKNOWN
+
+
+def test_a_nested_class_named_bare_is_not_a_closed_container():
+    """`Impl._construct` in a lesson about Python: the served C++ sources define only
+    `Pool::Impl` (an out-of-line nested class); a missing member of it says nothing
+    about the `Impl` the lesson means. A top-level class without bases stays closed."""
+    syms = [Symbol(name="Pool", kind="class", path="pool.cc", line=3, lang="cpp", qual=("Pool",)),
+            Symbol(name="Impl", kind="class", path="pool.cc", line=8, lang="cpp", parent="Pool",
+                   qual=("Pool", "Impl")),
+            Symbol(name="capacity", kind="method", path="pool.cc", line=10, parent="Impl",
+                   qual=("Pool", "Impl", "capacity"))]
+    idx = _index(syms, files=["pool.cc"], unavailable=["bindings/py/scalar.py"])
+    assert judge([idx], _ref("Impl._construct")).status == "inconclusive"
+    assert judge([idx], _ref("Impl.capacity")).status == "resolved"
+    assert judge([idx], _ref("Pool.drain")).status == "unresolved"
+
+
+def test_out_of_line_nested_class_keeps_its_enclosing_class():
+    from verifier.facts.extract import facts_for
+
+    src = ("namespace demo {\nclass Pool {\n public:\n  class Impl;\n};\n"
+           "class Pool::Impl {\n public:\n  int capacity() const;\n};\n}  // namespace demo\n")
+    quals = {s.name: s.qual for s in facts_for("src/pool.cc", src, None).syms}
+    assert quals["Impl"] == ("demo", "Pool", "Impl")
+    assert quals["capacity"] == ("demo", "Pool", "Impl", "capacity")

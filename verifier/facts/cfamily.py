@@ -238,10 +238,19 @@ class _Extractor:
     # ------------------------------------------------------------------ scope
     def tag_name(self, node: tree_sitter.Node) -> str | None:
         """Name of a class/struct/union/enum specifier, or of its typedef/field."""
+        parts = self.tag_parts(node)
+        return parts[-1] if parts else None
+
+    def tag_parts(self, node: tree_sitter.Node) -> tuple[str, ...]:
+        """The specifier's name as written: `Meshcat::Impl` for an out-of-line
+        definition of a nested class (its scope is `Meshcat`, not the namespace)."""
         n = node.child_by_field_name("name")
         if n is not None:
-            parts = name_parts(ts.text(n))
-            return parts[-1] if parts else None
+            return tuple(name_parts(ts.text(n)))
+        name = self._tag_from_declarator(node)
+        return (name,) if name else ()
+
+    def _tag_from_declarator(self, node: tree_sitter.Node) -> str | None:
         parent = node.parent
         if parent is not None and parent.type in ("type_definition", "field_declaration"):
             for d in parent.children_by_field_name("declarator"):
@@ -277,9 +286,7 @@ class _Extractor:
                     if n is not None:
                         base = base + name_parts(ts.text(n))
                 elif t in _CLASSLIKE or t == "enum_specifier":
-                    name = self.tag_name(q)
-                    if name:
-                        base = base + (name,)
+                    base = base + self.tag_parts(q)
             self._scopes[key] = base
         return base
 
@@ -349,7 +356,8 @@ class _Extractor:
         self.visit_declaration(node, scope, in_class, cap="field")
 
     def visit_classlike(self, node, scope, in_class, kind: str) -> None:
-        name = self.tag_name(node)
+        parts = self.tag_parts(node)
+        name = parts[-1] if parts else None
         if name:
             start, end = lines(node)
             # value: the base classes as written (`LeafSystem<T>, Base`), as for Python
@@ -358,7 +366,7 @@ class _Extractor:
                               if c.type != "access_specifier") if bases is not None else None
             n = node.child_by_field_name("name")
             line = n.start_point.row + 1 if n is not None else start
-            self.add(Sym(name=name, kind=kind, qual=scope + (name,), start=start, end=end,
+            self.add(Sym(name=name, kind=kind, qual=scope + parts, start=start, end=end,
                          doc=leading_doc(node, self.comment_rows) or brace_doc(node), value=value or None,
                          line=line if line != start else None))
 

@@ -243,10 +243,17 @@ class Resolver:
                 if s.kind in ("struct", "union", "enum", "class")]
         return bool(defs) and all(
             s.producer == "source" and s.evidence == "pinned" and s.module is None
+            and not self._nested(s)
             and (s.kind == "enum" and s.lang in ("c", "cpp")
                  or s.kind in ("struct", "union") and s.lang == "c"
                  or s.kind in ("struct", "class") and s.lang == "cpp" and not s.target)
             for s in defs)
+
+    def _nested(self, s: Symbol) -> bool:
+        """A class nested in another (`Meshcat::Impl`): its bare name is not how the
+        source names it, so another `Impl` the served sources lack may be the one meant."""
+        return bool(s.parent) and any(p.kind in ("class", "struct", "union")
+                                      for idx in self.indexes for p in idx.lookup(s.parent))
 
     def _missing(self, name: str, why: str, *, conclusive: bool = False,
                  glob: bool = False) -> Resolution:
