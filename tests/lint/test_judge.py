@@ -167,3 +167,13 @@ def test_out_of_line_nested_class_keeps_its_enclosing_class():
     quals = {s.name: s.qual for s in facts_for("src/pool.cc", src, None).syms}
     assert quals["Impl"] == ("demo", "Pool", "Impl")
     assert quals["capacity"] == ("demo", "Pool", "Impl", "capacity")
+
+
+def test_a_helper_struct_local_to_several_implementation_files_is_not_closed():
+    two = [Symbol(name="Impl", kind="struct", path=f"bindings/{f}_py.cc", line=9, lang="cpp",
+                  parent="pydrake", qual=("drake", "pydrake", "Impl")) for f in ("systems", "traj")]
+    idx = _index(two, files=["bindings/systems_py.cc", "bindings/traj_py.cc"],
+                 unavailable=["bindings/py/scalar.py"])
+    assert judge([idx], _ref("Impl._construct")).status == "inconclusive"
+    one = _index(two[:1], files=["bindings/systems_py.cc"], unavailable=["bindings/py/scalar.py"])
+    assert judge([one], _ref("Impl._construct")).status == "unresolved"

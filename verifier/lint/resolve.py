@@ -56,6 +56,9 @@ class Resolution:
     release: str | None = None     # the release surface: "found" | "absent" | None (not asked)
 
 
+_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".inc", ".inl")
+
+
 class Resolver:
     def __init__(self, indexes: list[SymbolIndex], local_names: set[str] | frozenset = frozenset(),
                  *, release: list[SymbolIndex] | None = None):
@@ -241,6 +244,11 @@ class Resolver:
                 names.add(idx.aliases[container])
         defs = [s for idx in self.indexes for n in names for s in idx.lookup(n)
                 if s.kind in ("struct", "union", "enum", "class")]
+        # several definitions in implementation files (`struct Impl` local to two .cc
+        # files): generic helper names, and the one meant may be in a file not served
+        local = [s for s in defs if not s.path.endswith(_HEADERS)]
+        if len(defs) > 1 and local:
+            return False
         return bool(defs) and all(
             s.producer == "source" and s.evidence == "pinned" and s.module is None
             and not self._nested(s)
