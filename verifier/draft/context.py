@@ -201,7 +201,12 @@ class Resolver:
             in_ctx = tuple(d for d in defs if d.container in ctx)
             if in_ctx:
                 return Hit(ref, up, in_ctx, "context")
-            members = tuple(d for d in defs if d.container)
+            # a member of a class the lesson does not name: only where every declaration
+            # file (header, Python) of the upstream is served (else the class meant may be
+            # the one whose file is missing: `SetVelocities` is not `SapModel.SetVelocities`)
+            # (C struct fields excepted: a C header declares a struct's every field)
+            members = tuple(d for d in defs if d.container
+                            and (not idx.unavailable or d.lang == "c"))
             owners = {d.container for d in members}
             if members and (distinctive(name) and len(owners) <= 2
                             or len(owners) == 1 and len(name) >= 2):

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from verifier.project import Project
 
 SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".cxx", ".py", ".pyi")
-INDEX_FORMAT = 6
+INDEX_FORMAT = 7
 CONTAINERS = {"struct", "union", "class", "enum", "namespace"}
 CALLABLES = {"function", "method", "constructor"}
 
@@ -74,7 +74,8 @@ class UpstreamIndex:
     defs: list[Def]
     modules: dict[str, str]                        # python module -> path
     scopes: dict[tuple[str, tuple[str, ...]], str]  # (path, qual) -> kind
-    unavailable: int                               # known source files not served
+    unavailable: int                               # known declaration files not served
+    #                                                (headers, Python; not C/C++ sources)
     exports: dict[str, tuple[str, ...]] = field(default_factory=dict)   # path -> __all__
 
     presorted: bool = False
@@ -252,7 +253,9 @@ def upstream_index(project: "Project", upstream: str) -> UpstreamIndex:
                  if sf.status.usable and sf.blob]
         files.sort(key=lambda sf: sf.path)
         idx = _build(project, upstream, files)
-        idx.unavailable = len(paths) - len(files)
+        served = {sf.path for sf in files}
+        idx.unavailable = sum(1 for p in paths if p not in served
+                              and not p.endswith((".c", ".cc", ".cpp", ".cxx")))
         return idx
 
     key, query = _key(project, upstream), {"upstream": upstream}
