@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier.cache import Store
 from verifier.config import UserConfig, load_config
@@ -17,6 +18,9 @@ from verifier.errors import ConfigError, UsageError
 from verifier.lessons import github_links, lesson_files, refuse_outside
 from verifier.pins import Course, Lock, Pins, load_lock, load_pins
 from verifier.sources.layer import Notify, SourceLayer
+
+if TYPE_CHECKING:
+    from verifier.lessons.model import Lesson
 
 
 @dataclass(frozen=True)
@@ -171,11 +175,20 @@ class Project:
         return LessonDoc(course, rel, f, tuple(c.upstreams))
 
     # ------------------------------------------------------------------ citations
+    def lesson(self, doc: LessonDoc) -> "Lesson":
+        """The parsed lesson (markdown-it once per text and parser version: the parse is
+        kept in the fact cache, `lessons/cache.py`)."""
+        from verifier.lessons.cache import load_lesson
+
+        return load_lesson(doc.text, self.store)
+
     def cited_files(self, lessons: list[LessonDoc] | None = None) -> list[tuple[str, str]]:
         """(upstream, path) of every file a lesson links at a pinned upstream."""
         found: dict[tuple[str, str], None] = {}
+        from verifier.lessons.cache import load_links
+
         for lesson in lessons if lessons is not None else self.lessons():
-            for _ref, link in github_links(lesson.text):
+            for _ref, link in github_links(load_links(lesson.text, self.store)):
                 up = self.pins.by_slug(link.slug)
                 if up is None or link.kind not in ("blob", "raw") or not link.path:
                     continue
