@@ -35,6 +35,14 @@ class LessonDoc:
     @cached_property
     def text(self) -> str:
         try:
+            size, limit = self.file.stat().st_size, max_lesson_bytes()
+            if size > limit:
+                raise ConfigError(
+                    f"lesson is {size / (1 << 20):.1f} MiB, above the limit of "
+                    f"{limit / (1 << 20):g} MiB per lesson; refusing to parse it",
+                    file=str(self.file),
+                    hint="split the lesson, or raise the limit with VERIFIER_MAX_LESSON_MB "
+                         "; parsing costs about 1 s and 50 MiB per MiB of lesson")
             return self.file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read lesson: {exc}", file=str(self.file)) from None
@@ -42,6 +50,24 @@ class LessonDoc:
     @property
     def name(self) -> str:
         return f"{self.course}/{self.path}"
+
+
+MAX_LESSON_MB = 2      # per lesson; $VERIFIER_MAX_LESSON_MB overrides (docs/bench.md)
+
+
+def max_lesson_bytes() -> int:
+    """The size above which a lesson is refused (ConfigError, exit 2), in bytes."""
+    raw = os.environ.get("VERIFIER_MAX_LESSON_MB", "").strip()
+    if not raw:
+        return MAX_LESSON_MB << 20
+    try:
+        mb = float(raw)
+        if mb <= 0:
+            raise ValueError
+    except ValueError:
+        raise ConfigError(f"VERIFIER_MAX_LESSON_MB={raw!r}: expected a positive number of MiB",
+                          key="VERIFIER_MAX_LESSON_MB") from None
+    return int(mb * (1 << 20))
 
 
 @dataclass
