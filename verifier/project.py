@@ -15,6 +15,7 @@ from verifier.config import UserConfig, load_config
 from verifier.courses import (CourseCheckout, CourseUnavailable, checkout_course,
                               missing_courses_error, tree_dir)
 from verifier.errors import ConfigError, UsageError
+from verifier.gitblob import blob_sha
 from verifier.lessons import github_links, lesson_files, refuse_outside
 from verifier.pins import Course, Lock, Pins, load_lock, load_pins
 from verifier.sources.layer import Notify, SourceLayer
@@ -81,6 +82,7 @@ class Project:
     _layer: SourceLayer | None = field(default=None, repr=False)
     _checkouts: dict[str, CourseCheckout] = field(default_factory=dict, repr=False)
     _missing: dict[str, str] = field(default_factory=dict, repr=False)
+    _cited: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
 
     @property
     def root(self) -> Path:
@@ -209,18 +211,25 @@ class Project:
         return load_lesson(doc.text, self.store)
 
     def cited_files(self, lessons: list[LessonDoc] | None = None) -> list[tuple[str, str]]:
-        """(upstream, path) of every file a lesson links at a pinned upstream."""
-        found: dict[tuple[str, str], None] = {}
+        """(upstream, path) of every file a lesson links at a pinned upstream (per lesson
+        text once per run: the record asks again lesson by lesson)."""
         from verifier.lessons.cache import load_links
 
+        found: dict[tuple[str, str], None] = {}
         for lesson in lessons if lessons is not None else self.lessons():
-            for _ref, link in github_links(load_links(lesson.text, self.store)):
-                up = self.pins.by_slug(link.slug)
-                if up is None or link.kind not in ("blob", "raw") or not link.path:
-                    continue
-                if link.hostile_path:
-                    continue
-                found[(up.name, link.path)] = None
+            key = blob_sha(lesson.text.encode("utf-8"))
+            cited = self._cited.get(key)
+            if cited is None:
+                cited = []
+                for _ref, link in github_links(load_links(lesson.text, self.store)):
+                    up = self.pins.by_slug(link.slug)
+                    if up is None or link.kind not in ("blob", "raw") or not link.path:
+                        continue
+                    if link.hostile_path:
+                        continue
+                    cited.append((up.name, link.path))
+                self._cited[key] = cited
+            found.update(dict.fromkeys(cited))
         return sorted(found)
 
 
