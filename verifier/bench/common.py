@@ -7,6 +7,7 @@ import os
 import platform
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -16,7 +17,7 @@ from pathlib import Path
 from verifier.bench.model import CliRun, Machine
 from verifier.cache import SOURCE_SECTIONS, Store, dir_size
 
-__all__ = ["cli_run", "cli_run_raw", "dir_size", "load_avg", "machine", "scratch_cache"]
+__all__ = ["cli_run", "cli_run_raw", "median_run", "dir_size", "load_avg", "machine", "scratch_cache"]
 
 
 
@@ -123,3 +124,12 @@ def cli_run_raw(args: list[str], env: dict[str, str] | None = None
     return CliRun(command=f"verifier {args[0]}", wall_s=round(float(wall), 3),
                   cpu_s=round(float(cpu), 3), exit_code=proc.returncode,
                   rss_mib=round(int(rss_kib) / 1024, 1)), proc.stdout, proc.stderr
+
+
+def median_run(runs: list[CliRun]) -> CliRun:
+    """The median wall and CPU time of repeated runs of one command, the largest RSS."""
+    return CliRun(command=runs[0].command,
+                  wall_s=round(statistics.median(r.wall_s for r in runs), 3),
+                  cpu_s=round(statistics.median(r.cpu_s for r in runs), 3),
+                  exit_code=runs[-1].exit_code,
+                  rss_mib=max((r.rss_mib or 0.0) for r in runs) or None)

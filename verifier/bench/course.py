@@ -8,11 +8,10 @@ import json
 import os
 import secrets
 import shutil
-import statistics
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier.bench.common import cli_run, scratch_cache
+from verifier.bench.common import cli_run, median_run, scratch_cache
 from verifier.bench.model import CliRun, CourseBench
 
 if TYPE_CHECKING:
@@ -64,11 +63,7 @@ def bench_course(project: "Project", repeat: int = 3, bytecode: bool = False) ->
                 warm.setdefault(run.command, []).append(run)
                 same = same and stdout == prev
         out.outputs_identical = same
-        for name, runs in warm.items():
-            out.warm.append(CliRun(command=name,
-                                   wall_s=round(statistics.median(r.wall_s for r in runs), 3),
-                                   cpu_s=round(statistics.median(r.cpu_s for r in runs), 3),
-                                   exit_code=runs[-1].exit_code))
+        out.warm = [median_run(runs) for runs in warm.values()]
         with contextlib.suppress(Exception):
             out.claims = len(json.loads(cold_out[1]).get("claims", []))
     pair = ("verifier lint", "verifier check")      # the two CI commands; verify on its own

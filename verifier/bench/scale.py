@@ -23,13 +23,12 @@ from __future__ import annotations
 import re
 import secrets
 import shutil
-import statistics
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier.bench.common import cli_run, scratch_cache
+from verifier.bench.common import cli_run, median_run, scratch_cache
 from verifier.bench.model import CliRun, LargeLesson, ScalePoint
 
 if TYPE_CHECKING:
@@ -114,13 +113,6 @@ def build_scaled_course(project: "Project", n: int, dest: Path) -> ScaledCourse:
                         lessons=len(lessons) * n, claims=claims, permalinks=permalinks)
 
 
-def _median(runs: list[CliRun]) -> CliRun:
-    return CliRun(command=runs[0].command, wall_s=round(statistics.median(r.wall_s for r in runs), 3),
-                  cpu_s=round(statistics.median(r.cpu_s for r in runs), 3),
-                  exit_code=runs[-1].exit_code,
-                  rss_mib=max((r.rss_mib or 0.0) for r in runs) or None)
-
-
 def measure_scale(project: "Project", n: int, repeat: int = 3, bytecode: bool = False,
                   progress: "Progress | None" = None) -> ScalePoint:
     """One scale: build the course, then cold and warm `lint` and `check` on it."""
@@ -160,7 +152,7 @@ def measure_scale(project: "Project", n: int, repeat: int = 3, bytecode: bool = 
                 warm.setdefault(run.command, []).append(run)
                 same = same and stdout == prev
                 _tick(progress)
-        point.warm = [_median(runs) for runs in warm.values()]
+        point.warm = [median_run(runs) for runs in warm.values()]
         point.outputs_identical = same
         point.verdicts = _verdicts(cold_out)
     return point
