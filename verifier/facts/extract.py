@@ -60,13 +60,13 @@ _MEMOS: "weakref.WeakKeyDictionary[Store, dict[tuple[str, str], FileFacts]]" = \
 def cached(store: "Store", path: str, blob: str | None,
            build: Callable[[], FileFacts]) -> FileFacts:
     """The record of a file: kept per store object once loaded (one run), else
-    from the persistent fact cache (`_file_facts`: plain form, keyed by this
+    from the persistent fact cache (`file_facts`: plain form, keyed by this
     module's code version), else `build()` (then stored). Exceptions from `build`
     propagate."""
     memo = _MEMOS.setdefault(store, {})
     if blob and (blob, path) in memo:
         return memo[(blob, path)]
-    facts = _file_facts(store, path, blob, build)
+    facts = file_facts(store, path, blob, lambda: build())   # defined here: this module's key
     if blob:
         if len(memo) >= MEMO_MAX:
             memo.clear()
@@ -74,18 +74,20 @@ def cached(store: "Store", path: str, blob: str | None,
     return facts
 
 
-def _file_facts(store: "Store", path: str, blob: str | None,
-                build: Callable[[], FileFacts]) -> FileFacts:
+def file_facts(store: "Store", path: str, blob: str | None, build: Callable[[], FileFacts]
+               ) -> FileFacts:
     """`FileFacts` of a file once per (blob, path, extractor version): a new or edited
-    claim about an already parsed file does not parse it again. The version is this
-    module's code version (with the model's), the key `facts.parallel` uses too."""
+    claim about an already parsed file does not parse it again. The version is the code
+    version of the module `build` is defined in (with the model's): `cached` here, the
+    key `facts.parallel` uses too, or the draft index's own. Exceptions from `build`
+    propagate."""
     from verifier.codeversion import code_version
     from verifier.facts.cache import fact_cache
 
     if not blob:
         return build()
     fc = fact_cache(store)
-    version = code_version(__name__, "verifier.facts.model")
+    version = code_version(getattr(build, "__module__", None) or __name__, "verifier.facts.model")
     query = {"path": path}
     hit = fc.get("filefacts", version, blob, query)
     if hit is not None:
