@@ -99,3 +99,24 @@ def resolve_relative(module: str, is_package: bool, rel: str) -> str:
     if dots > 1:
         base = base[: max(0, len(base) - (dots - 1))]
     return ".".join([*base, rest] if rest else base)
+
+
+def subject_key(s: str) -> str:
+    """A condition or switch subject as a lookup key: whitespace removed, redundant outer
+    parentheses stripped (`( mode )` -> `mode`)."""
+    s = "".join(str(s).split())
+    while s.startswith("(") and s.endswith(")") and _balanced(s[1:-1]):
+        s = s[1:-1]
+    return s
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for ch in s:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0

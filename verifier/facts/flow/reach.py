@@ -8,7 +8,7 @@ from typing import Any
 
 from verifier.facts.flow.calls import Call, calls_in, is_call, make_call
 from verifier.facts.flow.functions import FunctionDef, functions
-from verifier.facts.names import split_symbol
+from verifier.facts.names import split_symbol, subject_key
 from verifier.facts.flow.source import Node, Source, squash, text
 from verifier.facts.flow.values import (CONST_NAME, NULLS, ORDER_OPS, Name, Value, binding_value,
                                         compare_order, parse_int, truthy, values_equal)
@@ -585,23 +585,3 @@ def reachable_calls(src: Source, fn: FunctionDef, bindings: dict[str, Any] | Non
                 nxt.extend(sub.reach.calls)
         level = nxt
     return flow.reach
-
-def subject_key(s: str) -> str:
-    """A condition or switch subject as a lookup key: whitespace removed, redundant outer
-    parentheses stripped (`( mode )` -> `mode`)."""
-    s = "".join(str(s).split())
-    while s.startswith("(") and s.endswith(")") and _balanced(s[1:-1]):
-        s = s[1:-1]
-    return s
-
-
-def _balanced(s: str) -> bool:
-    depth = 0
-    for ch in s:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0
