@@ -167,3 +167,18 @@ def test_lint_with_the_fact_cache_off_parses(tmp_path, monkeypatch):
     monkeypatch.setattr(fact_cache(s.project.store), "enabled", False)
     assert load_lesson(TEXT, s.project.store) == parse_lesson(TEXT)
     assert not (Path(s.project.store.root) / "facts" / "lesson").exists()
+
+
+def test_bindings_and_notation_are_copied_for_every_copy(tmp_path, monkeypatch):
+    import tomllib
+
+    s = make_simx(tmp_path, monkeypatch)
+    s.write(CLAIMS)
+    (s.root / "claims" / "claims.lock").write_text(
+        'schema = 1\n\n[sentence]\n"demo-atlas/lesson/ok" = "0123456789abcdef"\n')
+    (s.root / "claims" / "demo-atlas" / "notation.toml").write_text("# none\n")
+    scaled = build_scaled_course(s.project, 3, tmp_path / "scaled")
+    lock = tomllib.loads((scaled.root / "claims" / "claims.lock").read_text())
+    assert lock["sentence"] == {f"demo-atlas/lesson{x}/ok": "0123456789abcdef"
+                                for x in ("", "--x1", "--x2")}
+    assert (scaled.root / "claims" / "demo-atlas" / "notation.toml").read_text() == "# none\n"

@@ -63,7 +63,8 @@ def copy_name(path: str, k: int) -> str:
 
 def build_scaled_course(project: "Project", n: int, dest: Path) -> ScaledCourse:
     """The course of `project` `n` times over under `dest` (see the module doc)."""
-    from verifier.claims.loader import claim_files
+    from verifier.claims.loader import claim_files, claims_root
+    from verifier.claims.sentences import LOCK_NAME
     from verifier.lessons.cache import load_links
     from verifier.permalinks import parse_github_url
 
@@ -94,7 +95,16 @@ def build_scaled_course(project: "Project", n: int, dest: Path) -> ScaledCourse:
         if (project.root / name).is_file():
             shutil.copy2(project.root / name, dest / name)
     claims = 0
-    for course, f in claim_files(project):
+    files = claim_files(project)
+    croot = claims_root(project)
+    listed = {f for _, f in files}
+    for d in sorted(p for p in croot.iterdir() if p.is_dir()) if croot.is_dir() else ():
+        for other in sorted(d.iterdir()):    # notation tables and the like, as they are
+            if other.is_file() and other not in listed:
+                (dest / "claims" / d.name).mkdir(parents=True, exist_ok=True)
+                shutil.copy2(other, dest / "claims" / d.name / other.name)
+    _copy_bindings(croot / LOCK_NAME, dest / "claims" / LOCK_NAME, n)
+    for course, f in files:
         text = f.read_text(encoding="utf-8")
         m = _LESSON_KEY.search(text)
         data = tomllib.loads(text)
@@ -159,6 +169,28 @@ def measure_scale(project: "Project", n: int, repeat: int = 3, bytecode: bool = 
         point.outputs_identical = same
         point.verdicts = _verdicts(cold_out)
     return point
+
+
+def _copy_bindings(src: Path, dst: Path, n: int) -> None:
+    """claims.lock with each claim's sentence binding repeated for its copies (the gid
+    `<course>/<stem>/<id>` becomes `<course>/<stem>--x<k>/<id>`)."""
+    import json
+
+    if not src.is_file():
+        return
+    data = tomllib.loads(src.read_text(encoding="utf-8"))
+    out = [f"schema = {json.dumps(data.get('schema', 1))}", "", "[sentence]"]
+    for gid, h in sorted(data.get("sentence", {}).items()):
+        course, _, rest = gid.partition("/")
+        stem, _, cid = rest.rpartition("/")
+        for k in range(n):
+            key = gid if k == 0 else f"{course}/{stem}--x{k}/{cid}"
+            out.append(f"{json.dumps(key)} = {json.dumps(h)}")
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_text("\n".join(out) + "\n", encoding="utf-8")
+    if tomllib.loads(dst.read_text(encoding="utf-8")).get("sentence", {}).keys() < \
+            data.get("sentence", {}).keys():
+        raise ValueError(f"{src}: the bindings did not copy")
 
 
 def _tick(progress) -> None:
