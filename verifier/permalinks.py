@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import unquote, urlsplit
 
 _LINES = re.compile(r"^L(\d+)(?:C\d+)?(?:-L(\d+)(?:C\d+)?)?$")
@@ -35,6 +36,7 @@ class GitHubLink:
                                     or "\\" in self.path or "\0" in self.path)
 
 
+@lru_cache(maxsize=16384)    # links repeat across lessons and rules; GitHubLink is frozen
 def parse_github_url(url: str) -> GitHubLink | None:
     try:
         parts = urlsplit(url.strip())

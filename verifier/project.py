@@ -8,15 +8,20 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier.cache import Store
 from verifier.config import UserConfig, load_config
 from verifier.courses import (CourseCheckout, CourseUnavailable, checkout_course,
                               missing_courses_error, tree_dir)
 from verifier.errors import ConfigError, UsageError
+from verifier.gitblob import blob_sha
 from verifier.lessons import github_links, lesson_files, refuse_outside
 from verifier.pins import Course, Lock, Pins, load_lock, load_pins
 from verifier.sources.layer import Notify, SourceLayer
+
+if TYPE_CHECKING:
+    from verifier.lessons.model import Lesson
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,14 @@ class LessonDoc:
     @cached_property
     def text(self) -> str:
         try:
+            size, limit = self.file.stat().st_size, max_lesson_bytes()
+            if size > limit:
+                raise ConfigError(
+                    f"lesson is {size / (1 << 20):.1f} MiB, above the limit of "
+                    f"{limit / (1 << 20):g} MiB per lesson; refusing to parse it",
+                    file=str(self.file),
+                    hint="split the lesson or raise VERIFIER_MAX_LESSON_MB; parsing and "
+                         "linting cost about 4 s and 90 MiB per MiB of lesson here")
             return self.file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read lesson: {exc}", file=str(self.file)) from None
@@ -38,6 +51,24 @@ class LessonDoc:
     @property
     def name(self) -> str:
         return f"{self.course}/{self.path}"
+
+
+MAX_LESSON_MB = 2      # per lesson; $VERIFIER_MAX_LESSON_MB overrides (docs/bench.md)
+
+
+def max_lesson_bytes() -> int:
+    """The size above which a lesson is refused (ConfigError, exit 2), in bytes."""
+    raw = os.environ.get("VERIFIER_MAX_LESSON_MB", "").strip()
+    if not raw:
+        return MAX_LESSON_MB << 20
+    try:
+        mb = float(raw)
+        if mb <= 0:
+            raise ValueError
+    except ValueError:
+        raise ConfigError(f"VERIFIER_MAX_LESSON_MB={raw!r}: expected a positive number of MiB",
+                          key="VERIFIER_MAX_LESSON_MB") from None
+    return int(mb * (1 << 20))
 
 
 @dataclass
@@ -51,6 +82,7 @@ class Project:
     _layer: SourceLayer | None = field(default=None, repr=False)
     _checkouts: dict[str, CourseCheckout] = field(default_factory=dict, repr=False)
     _missing: dict[str, str] = field(default_factory=dict, repr=False)
+    _cited: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
 
     @property
     def root(self) -> Path:
@@ -171,17 +203,33 @@ class Project:
         return LessonDoc(course, rel, f, tuple(c.upstreams))
 
     # ------------------------------------------------------------------ citations
+    def lesson(self, doc: LessonDoc) -> "Lesson":
+        """The parsed lesson (markdown-it once per text and parser version: the parse is
+        kept in the fact cache, `lessons/cache.py`)."""
+        from verifier.lessons.cache import load_lesson
+
+        return load_lesson(doc.text, self.store)
+
     def cited_files(self, lessons: list[LessonDoc] | None = None) -> list[tuple[str, str]]:
-        """(upstream, path) of every file a lesson links at a pinned upstream."""
+        """(upstream, path) of every file a lesson links at a pinned upstream (per lesson
+        text once per run: the record asks again lesson by lesson)."""
+        from verifier.lessons.cache import load_links
+
         found: dict[tuple[str, str], None] = {}
         for lesson in lessons if lessons is not None else self.lessons():
-            for _ref, link in github_links(lesson.text):
-                up = self.pins.by_slug(link.slug)
-                if up is None or link.kind not in ("blob", "raw") or not link.path:
-                    continue
-                if link.hostile_path:
-                    continue
-                found[(up.name, link.path)] = None
+            key = blob_sha(lesson.text.encode("utf-8"))
+            cited = self._cited.get(key)
+            if cited is None:
+                cited = []
+                for _ref, link in github_links(load_links(lesson.text, self.store)):
+                    up = self.pins.by_slug(link.slug)
+                    if up is None or link.kind not in ("blob", "raw") or not link.path:
+                        continue
+                    if link.hostile_path:
+                        continue
+                    cited.append((up.name, link.path))
+                self._cited[key] = cited
+            found.update(dict.fromkeys(cited))
         return sorted(found)
 
 

@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from verifier import __version__
 from verifier.exitcodes import ExitCode
@@ -202,11 +202,25 @@ class RunReport(_M):
         "pinned source lines beside it, so the HTML report can be rendered from this record")
     summary: Summary
 
+    _by_lesson: dict | None = PrivateAttr(default=None)
+
+    def _grouped(self) -> dict:
+        """(course, path) -> (claims, findings), in record order (built once: the
+        reporters ask per lesson, and a scan per lesson is quadratic at course scale)."""
+        if self._by_lesson is None:
+            groups: dict[tuple[str, str], tuple[list, list]] = {}
+            for c in self.claims:
+                groups.setdefault(claim_lesson_key(c), ([], []))[0].append(c)
+            for f in self.findings:
+                groups.setdefault(finding_lesson_key(f), ([], []))[1].append(f)
+            self._by_lesson = groups
+        return self._by_lesson
+
     def lesson_claims(self, lesson: LessonRecord) -> list[ClaimResult]:
-        return [c for c in self.claims if claim_lesson_key(c) == (lesson.course, lesson.path)]
+        return list(self._grouped().get((lesson.course, lesson.path), ([], []))[0])
 
     def lesson_findings(self, lesson: LessonRecord) -> list[Finding]:
-        return [f for f in self.findings if finding_lesson_key(f) == (lesson.course, lesson.path)]
+        return list(self._grouped().get((lesson.course, lesson.path), ([], []))[1])
 
     def orphan_claims(self) -> list[ClaimResult]:
         """Claims about a lesson that is not part of this run's lessons."""

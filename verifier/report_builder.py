@@ -257,11 +257,16 @@ def build_report(project: "Project", *, lessons: "list[LessonDoc]",
                                      detail=sf.reason) for sf in resolved),
                      key=lambda s: (s.upstream, s.path))
 
+    verdicts: dict[tuple[str, str], Counter] = {}
+    severities: dict[tuple[str, str], Counter] = {}
+    for c in cl:
+        verdicts.setdefault(claim_lesson_key(c), Counter())[c.verdict.value] += 1
+    for f in fs:
+        severities.setdefault(finding_lesson_key(f), Counter())[f.severity.value] += 1
     lesson_recs = []
     for doc in lesson_list:
         key = (doc.course, doc.path)
-        vc = Counter(c.verdict.value for c in cl if claim_lesson_key(c) == key)
-        fc = Counter(f.severity.value for f in fs if finding_lesson_key(f) == key)
+        vc, fc = verdicts.get(key, Counter()), severities.get(key, Counter())
         lesson_recs.append(LessonRecord(
             course=doc.course, path=doc.path,
             sha256=_sha256_file(doc.file) or hashlib.sha256(doc.text.encode()).hexdigest(),

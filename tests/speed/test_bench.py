@@ -84,9 +84,13 @@ def _report(**kw) -> BenchReport:
     return BenchReport(machine=m, **kw)
 
 
+NAMES = ["warm lint + check", "--scale 10", "cold index vs ctags", "runtime per check",
+         "peak RSS", "Drake partial clone"]
+
+
 @pytest.mark.parametrize("warm,ratio,clone,rss,expect", [
-    (1.2, 2.5, 0.01, 500.0, [True, True, None, True, True]),
-    (1.6, 8.0, 0.06, 1500.0, [False, False, None, False, False]),
+    (0.8, 2.5, 0.01, 500.0, [True, None, True, None, True, True]),
+    (1.6, 8.0, 0.06, 1500.0, [False, None, False, None, False, False]),
 ])
 def test_targets_are_evaluated_from_the_numbers(warm, ratio, clone, rss, expect):
     rep = _report(course=CourseBench(lessons=5, warm=[], warm_total_s=warm),
@@ -99,6 +103,7 @@ def test_targets_are_evaluated_from_the_numbers(warm, ratio, clone, rss, expect)
                                     exit_code=0)]
     rep.course.outputs_identical = True
     got = bench.evaluate(rep)
+    assert [t.name for t in got] == NAMES
     assert [t.met for t in got] == expect
     assert all(isinstance(t, Target) and t.target for t in got)
     runtime = next(t for t in got if t.name == "runtime per check")
@@ -113,9 +118,7 @@ def test_cli_json_shape(tmp_path, monkeypatch, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["index"]["tree"] == "simx@pin" and data["course"] is None
     assert data["clone"]["note"].startswith("not measured")
-    assert {t["name"] for t in data["targets"]} == {
-        "warm lint + check", "cold index vs ctags", "runtime per check", "peak RSS",
-        "Drake partial clone"}
+    assert {t["name"] for t in data["targets"]} == set(NAMES)
     assert main(["bench", "--repeat", "0"]) == 2
 
 
@@ -125,8 +128,11 @@ def test_course_section_cold_then_warm(tmp_path, monkeypatch):
             'path = "include/simx/simx.h"\nsymbol = "sx_advance"\nexpected = true\n')
     c = bench.bench_course(s.project, repeat=1)
     assert c.lessons == 1 and c.claims == 1
-    assert [r.command for r in c.cold] == [r.command for r in c.warm] == ["verifier lint",
-                                                                          "verifier check"]
+    assert [r.command for r in c.cold] == [r.command for r in c.warm] == [
+        "verifier lint", "verifier check", "verifier verify"]
+    assert all(r.rss_mib and r.rss_mib > 0 for r in c.cold + c.warm)
+    # the total is the two CI commands, verify is measured on its own
+    assert c.warm_total_s == round(sum(r.wall_s for r in c.warm[:2]), 3)
     assert c.outputs_identical is True
     assert c.cold_total_s > 0 and c.warm_total_s > 0
     # the scratch cache is gone; the shared source data is still there

@@ -218,7 +218,7 @@ def test_claim_memo_is_per_pin(tmp_path, monkeypatch, two_file_kind):
 
 
 def _rows(idx):
-    return [s.model_dump() for s in idx.symbols]
+    return [s._asdict() for s in idx.symbols]
 
 
 def test_symbol_index_per_file_cache(tmp_path, monkeypatch):
@@ -281,7 +281,7 @@ def test_pool_and_inline_extraction_agree(tmp_path, monkeypatch):
     pool_syms, pool_stars = parallel.symbols_for_files(load_project(s.root / "pins.toml"),
                                                        "simx", files, n_jobs=2)
     assert used_pool == [True]
-    assert [x.model_dump() for x in pool_syms] == [x.model_dump() for x in inline_syms]
+    assert [x._asdict() for x in pool_syms] == [x._asdict() for x in inline_syms]
     assert pool_stars == inline_stars and inline_syms
 
 

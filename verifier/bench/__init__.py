@@ -21,6 +21,11 @@ rss        peak resident set size of this process and of its children
            (`resource.getrusage`).
 runtime    per upstream: interpreter start + import, per-check time
            (`bench/runtime.py`; needs the runtime environments).
+scale      `--scale N`: the course N times over (`bench/scale.py`), cold and warm
+           lint and check with peak RSS per process, marginal CPU per permalink
+           and per claim against scale 1, the verdict mix checked to scale by N.
+large      `verifier lint` on one lesson of `--large-mb` MiB (refused above the
+           per-lesson limit) and on one just under the limit.
 clone      Drake acquisition through a blobless partial clone (depth 1, no
            checkout, then one fetch of the blobs of every Drake file the course
            cites - 12 files, 6 under `systems/sensors`)
@@ -45,19 +50,22 @@ from verifier.bench.index import bench_index, cat_file_batch, mirror_tree
 from verifier.bench.model import (BenchReport, CliRun, CloneBench, CourseBench, IndexBench, Machine,
                                   Target, evaluate)
 from verifier.bench.runtime import bench_runtime
+from verifier.bench.scale import bench_large, bench_scale, build_scaled_course
 
 if TYPE_CHECKING:
     from verifier.project import Project
 
 __all__ = ["BenchReport", "CliRun", "CloneBench", "CourseBench", "IndexBench", "Machine", "Target",
-           "bench_clone", "bench_course", "bench_index", "bench_runtime", "bytecode_env",
+           "bench_clone", "bench_course", "bench_index", "bench_large", "bench_runtime",
+           "bench_scale", "build_scaled_course", "bytecode_env",
            "cat_file_batch", "cli_run", "evaluate", "machine", "mirror_tree", "run_bench"]
 
 
 def run_bench(project: "Project", *, sections: set[str], repeat: int = 3,
               tree: str | None = None, jobs: int = 2, drake_mirror: Path | None = None,
               runtime_repeat: int = 1, bytecode: bool = False,
-              upstreams: list[str] | None = None, progress=None) -> BenchReport:
+              upstreams: list[str] | None = None, progress=None,
+              scales: list[int] | None = None, large_mb: float = 50.0) -> BenchReport:
     """`progress`: a `verifier.pipeline.Progress` told which section runs (the CLI shows it)."""
     from verifier.pipeline import Progress
 
@@ -70,7 +78,11 @@ def run_bench(project: "Project", *, sections: set[str], repeat: int = 3,
              ("runtime", "runtime: checks per upstream",
               lambda: bench_runtime(project, runtime_repeat, upstreams)),
              ("clone", "clone: Drake partial vs full clone",
-              lambda: bench_clone(project, drake_mirror))]
+              lambda: bench_clone(project, drake_mirror)),
+             ("scale", f"scale: the course x {', '.join(map(str, scales or []))}",
+              lambda: bench_scale(project, scales or [], repeat, bytecode, progress)),
+             ("large", f"large: a {large_mb:g} MiB lesson",
+              lambda: bench_large(project, large_mb, bytecode, progress))]
     for name, what, step in steps:
         if name in sections:
             progress.begin(f"bench {what}")

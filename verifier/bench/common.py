@@ -7,6 +7,7 @@ import os
 import platform
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -16,7 +17,7 @@ from pathlib import Path
 from verifier.bench.model import CliRun, Machine
 from verifier.cache import SOURCE_SECTIONS, Store, dir_size
 
-__all__ = ["cli_run", "dir_size", "load_avg", "machine", "scratch_cache"]
+__all__ = ["cli_run", "cli_run_raw", "median_run", "dir_size", "load_avg", "machine", "scratch_cache"]
 
 
 
@@ -57,11 +58,6 @@ def load_avg() -> tuple[float, float, float] | None:
         return None
 
 
-def _children_cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
-
-
 
 @contextlib.contextmanager
 def scratch_cache(store: "Store"):
@@ -81,18 +77,59 @@ def scratch_cache(store: "Store"):
 
 
 def cli_run(args: list[str], env: dict[str, str] | None = None) -> tuple[CliRun, bytes]:
+    """Run `verifier ARGS` as its own process: wall and CPU time, and its peak RSS
+    (`os.wait4` reports the process's own; pool workers it forks are counted in
+    `RUSAGE_CHILDREN` CPU, not in this RSS). RuntimeError unless it exits 0 or 1."""
+    run, stdout, stderr = cli_run_raw(args, env)
+    if run.exit_code not in (0, 1):
+        lines = stderr.decode(errors="replace").strip().splitlines()
+        raise RuntimeError(f"`verifier {' '.join(args[:1])}` exited {run.exit_code}: "
+                           f"{lines[-1] if lines else ''}")
+    return run, stdout
+
+
+# Runs the command and reports its own peak RSS, wall and CPU time (its pool workers'
+# CPU included). A process's
+# `ru_maxrss` keeps the high-water mark of the process that exec'ed it, so a
+# command started straight from the bench would report the bench's size: this
+# small launcher (python -S, a few MiB) is what starts it.
+_LAUNCHER = """\
+import os, sys, time
+t0 = time.perf_counter()
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
+_, status, ru = os.wait4(pid, 0)
+wall = time.perf_counter() - t0
+with open(sys.argv[1], "w") as f:
+    f.write(f"{ru.ru_maxrss} {wall} {ru.ru_utime + ru.ru_stime}")
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
+def cli_run_raw(args: list[str], env: dict[str, str] | None = None
+                ) -> tuple[CliRun, bytes, bytes]:
+    """`cli_run` for any exit code, with stderr."""
     cmd = [sys.executable, "-m", "verifier", *args]
-    cpu0 = _children_cpu()
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True,
-                          env={**(env if env is not None else os.environ), "PYTHONHASHSEED": "0"})
-    wall = time.perf_counter() - t0
-    cpu = _children_cpu() - cpu0
-    if proc.returncode not in (0, 1):
-        err = proc.stderr.decode(errors="replace").strip().splitlines()
-        raise RuntimeError(f"`verifier {' '.join(args[:1])}` exited {proc.returncode}: "
-                           f"{err[-1] if err else ''}")
-    return CliRun(command=f"verifier {args[0]}", wall_s=round(wall, 3), cpu_s=round(cpu, 3),
-                  exit_code=proc.returncode), proc.stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "usage"
+        proc = subprocess.run([sys.executable, "-S", "-c", _LAUNCHER, str(report), *cmd],
+                              capture_output=True, stdin=subprocess.DEVNULL,
+                              env={**(env if env is not None else os.environ),
+                                   "PYTHONHASHSEED": "0"})
+        try:
+            rss_kib, wall, cpu = report.read_text().split()
+        except (OSError, ValueError):
+            raise RuntimeError(f"`verifier {' '.join(args[:1])}` could not be started: "
+                               f"{proc.stderr.decode(errors='replace').strip()[-300:]}") from None
+    return CliRun(command=f"verifier {args[0]}", wall_s=round(float(wall), 3),
+                  cpu_s=round(float(cpu), 3), exit_code=proc.returncode,
+                  rss_mib=round(int(rss_kib) / 1024, 1)), proc.stdout, proc.stderr
 
 
+def median_run(runs: list[CliRun]) -> CliRun:
+    """The median wall and CPU time of repeated runs of one command, the largest RSS."""
+    return CliRun(command=runs[0].command,
+                  wall_s=round(statistics.median(r.wall_s for r in runs), 3),
+                  cpu_s=round(statistics.median(r.cpu_s for r in runs), 3),
+                  exit_code=runs[-1].exit_code,
+                  rss_mib=max((r.rss_mib or 0.0) for r in runs) or None)

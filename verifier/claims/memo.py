@@ -27,6 +27,7 @@ outright; the audit is for a writer that also holds the key.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import hmac
 import importlib.util
@@ -85,8 +86,10 @@ def deps_current(layer, deps: list[Dep], *, needed: bool = True) -> list | None:
 KINDS_PKG = "verifier.claims.kinds."
 
 
+@functools.lru_cache(maxsize=1)
 def _claim_env() -> dict[str, Any]:
-    """Environment the outcome may depend on: whether libclang can be used."""
+    """Environment the outcome may depend on: whether libclang can be used (looked up
+    once per process: a failed `find_spec` scans sys.path, 0.1-0.4 ms per claim)."""
     return {"libclang": importlib.util.find_spec("clang") is not None}
 
 

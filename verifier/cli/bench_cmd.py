@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from verifier.bench import BenchReport
 
 HELP = "benchmark: cold/warm lint+check, symbol index vs ctags, RSS, runtime, partial clone"
-SECTIONS = ("course", "index", "runtime", "clone")
+SECTIONS = ("course", "index", "runtime", "clone", "scale", "large")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -34,6 +34,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bytecode", action="store_true",
                    help="let the lint/check runs cache .pyc files (in the scratch cache) even "
                         "if PYTHONDONTWRITEBYTECODE is set, as an installed verifier would")
+    p.add_argument("--scale", action="append", type=int, default=None, metavar="N",
+                   help="also build the course N times over and measure it (section scale; "
+                        "repeatable: --scale 10 --scale 50)")
+    p.add_argument("--large-mb", type=float, default=50.0, metavar="MIB",
+                   help="size of the lesson of the large section (default 50)")
     add_format(p, [TEXT, "json"], aliases={"rich": TEXT})
 
 
@@ -44,7 +49,15 @@ def run(args: argparse.Namespace) -> int:
 
     if args.repeat < 1 or args.jobs < 1 or args.runtime_repeat < 1:
         raise UsageError("--repeat, --jobs and --runtime-repeat must be at least 1")
+    if any(n < 1 or n > 1000 for n in args.scale or ()):
+        raise UsageError("--scale must be between 1 and 1000")
+    if args.large_mb <= 0:
+        raise UsageError("--large-mb must be positive")
     sections = set(args.only or SECTIONS) - set(args.skip or ())
+    if args.scale:
+        sections |= {"scale"} - set(args.skip or ())
+    else:
+        sections.discard("scale")
     from verifier.cli.common import quiet
     from verifier.cli.output import RichProgress
 
@@ -52,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     rep = run_bench(project, sections=sections, repeat=args.repeat, tree=args.tree,
                     jobs=args.jobs, drake_mirror=args.drake_mirror,
                     runtime_repeat=args.runtime_repeat, bytecode=args.bytecode,
-                    upstreams=args.upstream,
+                    upstreams=args.upstream, scales=args.scale, large_mb=args.large_mb,
                     progress=RichProgress(quiet(args) or args.format == "json"))
     if args.format == "json":
         print(json.dumps(rep.model_dump(mode="json"), indent=2, sort_keys=True))
@@ -138,6 +151,35 @@ def render(rep: BenchReport) -> None:
                       f"{100 * cl.ratio:.2f} %")
         if cl.note:
             con.print(f"clone: {escape(cl.note)}")
+    if rep.scale:
+        t = Table(title="scaled course (warm = median; CPU includes pool workers; RSS = the "
+                        "process)")
+        for col in ("scale", "lessons", "permalinks", "claims", "command", "cold wall",
+                    "cold CPU", "warm wall", "warm CPU", "peak RSS"):
+            t.add_column(col, justify="left" if col == "command" else "right")
+        for pt in rep.scale:
+            warm = {r.command: r for r in pt.warm}
+            for i, r in enumerate(pt.cold):
+                w = warm.get(r.command)
+                t.add_row(*(str(x) for x in (pt.scale, pt.lessons, pt.permalinks, pt.claims))
+                          if i == 0 else ("", "", "", ""), r.command, _s(r.wall_s), _s(r.cpu_s),
+                          _s(w.wall_s if w else None), _s(w.cpu_s if w else None),
+                          _s(max(r.rss_mib or 0, (w.rss_mib or 0) if w else 0), " MiB"))
+        con.print(t)
+        for pt in rep.scale[1:]:
+            con.print(f"scale {pt.scale}: marginal warm CPU {_s(pt.per_permalink_ms, ' ms')} per "
+                      f"permalink, {_s(pt.per_claim_ms, ' ms')} per claim; verdict mix "
+                      f"{'scales with N' if pt.verdicts_scale_with_n else 'DIFFERS'}; cold and "
+                      f"warm outputs identical: {pt.outputs_identical}")
+    big = rep.large
+    if big is not None:
+        for label, r in (("requested", big.requested), (f"under the {big.limit_mib:g} MiB limit",
+                                                         big.under)):
+            if r is not None:
+                con.print(f"large lesson ({label}): {escape(r.command)} {_s(r.wall_s)} wall, "
+                          f"{_s(r.cpu_s)} CPU, {_s(r.rss_mib, ' MiB')}, exit {r.exit_code}")
+        if big.message:
+            con.print(f"  refusal: {escape(big.message)}")
     con.print(f"peak RSS: self {rep.peak_rss_self_mib:.0f} MiB, children "
               f"{rep.peak_rss_children_mib:.0f} MiB")
     t = Table(title="targets")

@@ -82,7 +82,7 @@ def live_entries(project: "Project") -> dict[str, set[str]]:
         live["git"].add(store.upstream_clone(up.slug).name)
         for where in project.config.mirrors.get(name, []):
             live["git"].add(f"mirror-{hashlib.sha1(where.encode()).hexdigest()[:12]}.git")
-        newest = sorted(store.path("symbols").glob(f"{name}-{up.commit}-*.json"),
+        newest = sorted(store.path("symbols").glob(f"{name}-{up.commit}-*.msgpack"),
                         key=lambda p: (p.stat().st_mtime, p.name))
         if newest:
             live["symbols"].add(newest[-1].name)   # older digests: older extractor code

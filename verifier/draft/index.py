@@ -20,7 +20,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from verifier.codeversion import code_version
-from verifier.facts.cache import fact_cache, file_facts
+from verifier.facts.cache import fact_cache
+from verifier.facts.extract import file_facts
 from verifier.facts.extract import UnsupportedLanguage, facts_for
 
 if TYPE_CHECKING:

@@ -300,28 +300,3 @@ def bulk_load() -> Any:
         gc.freeze()
         if was:
             gc.enable()
-
-
-# --------------------------------------------------------------------------- file facts
-
-def file_facts(store: "Store", path: str, blob: str | None, build: Callable[[], Any]) -> Any:
-    """`FileFacts` of a file (the static claim kinds' extraction), once per
-    (blob, path, extractor version): a new or edited claim about an already
-    parsed file does not parse it again. The version is the code version of the
-    module `build` is defined in. Exceptions from `build` propagate."""
-    fc = fact_cache(store)
-    if not blob:
-        return build()
-    from verifier.facts.model import FileFacts
-
-    version = code_version(getattr(build, "__module__", None) or __name__, "verifier.facts.model")
-    query = {"path": path}
-    hit = fc.get("filefacts", version, blob, query)
-    if hit is not None:
-        try:
-            return FileFacts.from_plain(hit)
-        except (TypeError, ValueError, KeyError, IndexError):
-            fc.stats.corrupt += 1        # signed but not a FileFacts: recompute
-    value = build()
-    fc.put("filefacts", version, blob, value.to_plain(), query)
-    return value

@@ -142,18 +142,25 @@ def clean_comment(text: str) -> str | None:
     `*`); None for an empty comment or a rule (`//-----`, `/*****/`)."""
     t = text.strip()
     if t.startswith("//"):
-        body = [re.sub(r"^//[/!]?<?\s?", "", t)]
+        body = [_LINE_MARK.sub("", t, count=1)]
     elif t.startswith("/*"):
-        inner = re.sub(r"^/\*[*!]?<?", "", t)
-        inner = re.sub(r"\*+/$", "", inner)
-        body = [re.sub(r"^\s*\*+ ?", "", ln) if ln.strip().startswith("*") else ln.strip()
+        inner = _CLOSE_MARK.sub("", _OPEN_MARK.sub("", t, count=1), count=1)
+        body = [_STAR_MARK.sub("", ln, count=1) if ln.strip().startswith("*") else ln.strip()
                 for ln in inner.split("\n")]
     else:
         return None
     out = "\n".join(ln.rstrip() for ln in body).strip()
-    if not out or not re.search(r"[A-Za-z0-9]", out):
+    if not out or not _WORDY.search(out):
         return None
     return out
+
+
+# compiled once (re's cache lookup per call cost 3 % of a cold C++ extraction)
+_LINE_MARK = re.compile(r"^//[/!]?<?\s?")
+_OPEN_MARK = re.compile(r"^/\*[*!]?<?")
+_CLOSE_MARK = re.compile(r"\*+/$")
+_STAR_MARK = re.compile(r"^\s*\*+ ?")
+_WORDY = re.compile(r"[A-Za-z0-9]")
 
 
 def _prev_non_comment(node: tree_sitter.Node) -> tree_sitter.Node | None:

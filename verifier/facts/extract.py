@@ -60,11 +60,9 @@ _MEMOS: "weakref.WeakKeyDictionary[Store, dict[tuple[str, str], FileFacts]]" = \
 def cached(store: "Store", path: str, blob: str | None,
            build: Callable[[], FileFacts]) -> FileFacts:
     """The record of a file: kept per store object once loaded (one run), else
-    from the persistent fact cache (`facts.cache.file_facts`: plain form, keyed by
-    this module's code version), else `build()` (then stored). Exceptions from
-    `build` propagate."""
-    from verifier.facts.cache import file_facts
-
+    from the persistent fact cache (`file_facts`: plain form, keyed by this
+    module's code version), else `build()` (then stored). Exceptions from `build`
+    propagate."""
     memo = _MEMOS.setdefault(store, {})
     if blob and (blob, path) in memo:
         return memo[(blob, path)]
@@ -74,3 +72,29 @@ def cached(store: "Store", path: str, blob: str | None,
             memo.clear()
         memo[(blob, path)] = facts
     return facts
+
+
+def file_facts(store: "Store", path: str, blob: str | None, build: Callable[[], FileFacts]
+               ) -> FileFacts:
+    """`FileFacts` of a file once per (blob, path, extractor version): a new or edited
+    claim about an already parsed file does not parse it again. The version is the code
+    version of the module `build` is defined in (with the model's): `cached` here, the
+    key `facts.parallel` uses too, or the draft index's own. Exceptions from `build`
+    propagate."""
+    from verifier.codeversion import code_version
+    from verifier.facts.cache import fact_cache
+
+    if not blob:
+        return build()
+    fc = fact_cache(store)
+    version = code_version(getattr(build, "__module__", None) or __name__, "verifier.facts.model")
+    query = {"path": path}
+    hit = fc.get("filefacts", version, blob, query)
+    if hit is not None:
+        try:
+            return FileFacts.from_plain(hit)
+        except (TypeError, ValueError, KeyError, IndexError):
+            fc.stats.corrupt += 1        # signed but not a FileFacts: recompute
+    value = build()
+    fc.put("filefacts", version, blob, value.to_plain(), query)
+    return value

@@ -12,6 +12,9 @@ from __future__ import annotations
 import re
 
 _INNER = re.compile(r"<[^<>]*>")
+# what the balanced scan stops at: an angle bracket, or `operator` not inside a longer name
+# (`\w` is str.isalnum() or "_", per character)
+_SCAN = re.compile(r"[<>]|(?<!\w)operator")
 _OPERATOR = re.compile(r"operator\s*(<<=|>>=|<=>|<<|>>|<=|>=|<|>|\(\)|\[\]|[^\s(]*)")
 
 
@@ -27,25 +30,33 @@ def strip_templates(s: str) -> str:
             prev, s = s, _INNER.sub("", s)
         if "<" not in s and ">" not in s:
             return s
-    out: list[str] = []   # unbalanced or operator names: the balanced scan
+    out: list[str] = []   # unbalanced or operator names: the balanced scan, chunk by chunk
     depth = 0
     i = 0
-    while i < len(s):
-        if s.startswith("operator", i) and (i == 0 or not (s[i - 1].isalnum() or s[i - 1] == "_")):
-            m = _OPERATOR.match(s, i)
-            if m:
-                if depth == 0:
-                    out.append(m.group(0))
-                i = m.end()
-                continue
-        c = s[i]
-        if c == "<":
+    while True:
+        m = _SCAN.search(s, i)
+        if m is None:
+            if depth == 0:
+                out.append(s[i:])
+            break
+        j = m.start()
+        if depth == 0:
+            out.append(s[i:j])
+        tok = m.group()
+        if tok == "<":
             depth += 1
-        elif c == ">" and depth > 0:
-            depth -= 1
-        elif depth == 0:
-            out.append(c)
-        i += 1
+            i = j + 1
+        elif tok == ">":
+            if depth > 0:
+                depth -= 1
+            else:
+                out.append(">")
+            i = j + 1
+        else:                                   # an operator name, kept whole
+            op = _OPERATOR.match(s, j)
+            if depth == 0:
+                out.append(op.group(0))
+            i = op.end()
     return "".join(out)
 
 
@@ -99,3 +110,24 @@ def resolve_relative(module: str, is_package: bool, rel: str) -> str:
     if dots > 1:
         base = base[: max(0, len(base) - (dots - 1))]
     return ".".join([*base, rest] if rest else base)
+
+
+def subject_key(s: str) -> str:
+    """A condition or switch subject as a lookup key: whitespace removed, redundant outer
+    parentheses stripped (`( mode )` -> `mode`)."""
+    s = "".join(str(s).split())
+    while s.startswith("(") and s.endswith(")") and _balanced(s[1:-1]):
+        s = s[1:-1]
+    return s
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for ch in s:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0

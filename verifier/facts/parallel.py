@@ -94,7 +94,7 @@ def extract_files(project: "Project", items: list[tuple[str, str]],
     global _JOB
     fc = cache or fact_cache(project.store)
     fc.notify = fc.notify or project.notify      # forged or foreign entries reach the run's notes
-    # the key `facts.extract.cached` uses too (`facts.cache.file_facts`: the code
+    # the key `facts.extract.cached` uses too (`facts.extract.file_facts`: the code
     # version of the module its build is defined in, plus the model)
     version = code_version("verifier.facts.extract", "verifier.facts.model")
     plains: list[Any] = [None] * len(items)

@@ -47,7 +47,7 @@ from verifier.facts.model import (KEYWORD_ONLY, VAR_KEYWORD, VAR_POSITIONAL, Fil
 from verifier.gitblob import blob_sha
 
 if TYPE_CHECKING:
-    from verifier.facts.projection import SymbolIndex
+    from verifier.facts.projection import dump_index, load_index
     from verifier.pins import Upstream, Wheel
     from verifier.project import Project
 
@@ -293,22 +293,22 @@ def release_index(project: "Project", upstream: str,
     environment to introspect; "auto" finds the upstream's ready one (`ready_env`).
     The assembled index is cached (symbols section) by `_release_key`."""
     from verifier.facts.cache import bulk_load
-    from verifier.facts.projection import SymbolIndex
+    from verifier.facts.projection import dump_index, load_index
 
     if env == "auto":
         env = ready_env(project, upstream)
     assert not isinstance(env, str)
     key = _release_key(project, upstream, env)
-    path = project.store.path("symbols", f"release-{upstream}-{key}.json") if key else None
+    path = project.store.path("symbols", f"release-{upstream}-{key}.msgpack") if key else None
     if path is not None:
         try:
             with bulk_load():
-                return SymbolIndex.model_validate_json(path.read_bytes())
+                return load_index(path.read_bytes())
         except (OSError, ValueError):
             pass   # absent or corrupt: built and written below
     index = _build_release_index(project, upstream, env)
     if path is not None and index is not None:
-        project.store.write_bytes(path, index.model_dump_json(exclude_defaults=True).encode())
+        project.store.write_bytes(path, dump_index(index))
     return index
 
 

@@ -8,10 +8,11 @@ from verifier.lessons.model import (CodeBlock, CodeSpan, Heading, Lesson, Link, 
 from verifier.permalinks import GitHubLink, parse_github_url
 
 
-def github_links(text: str) -> list[tuple[Link, GitHubLink]]:
-    """Every GitHub link of a lesson, with the lesson's link (href, text, line)."""
+def github_links(lesson: "str | list[Link]") -> list[tuple[Link, GitHubLink]]:
+    """Every GitHub link of a lesson (its text, or its links), with the lesson's link
+    (href, text, line)."""
     out = []
-    for link in parse_lesson(text).links:
+    for link in parse_lesson(lesson).links if isinstance(lesson, str) else lesson:
         gl = parse_github_url(link.href)
         if gl is not None:
             out.append((link, gl))

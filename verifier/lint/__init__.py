@@ -18,7 +18,6 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from verifier.lessons import parse_lesson
 from verifier.lint.base import UNAVAILABLE, LintContext, Rule
 from verifier.lint.config import LintConfig, load_lint_config
 from verifier.lint.rules import META, RULES
@@ -66,7 +65,7 @@ def run_lint(project: "Project", lessons: "list[LessonDoc]",
     out: list[Finding] = []
     cfg_used = [False] * len(ctx.config.suppress)
     for doc in lessons:
-        lesson = parse_lesson(doc.text)
+        lesson = project.lesson(doc)
         raw: list[Finding] = []
         for rule in RULES:
             raw.extend(_run_rule(rule, ctx, doc, lesson, crashes))

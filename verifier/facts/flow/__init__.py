@@ -28,7 +28,7 @@ Line numbers are 1-based and inclusive.
 from verifier.facts.flow.calls import Call, calls_in, literal_value, make_call
 from verifier.facts.flow.expressions import Target, canonical_expression, statement_of, targets
 from verifier.facts.flow.functions import FunctionDef, find_functions, functions
-from verifier.facts.flow.names import short_name, split_symbol, strip_templates
+from verifier.facts.names import short_name, split_symbol, strip_templates
 from verifier.facts.flow.reach import Flow, Reach, reachable_calls, subject_key
 from verifier.facts.flow.source import Node, Source, lines_of, parse_source, squash, text
 from verifier.facts.flow.switches import Arm, Switch, if_chains, switches

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from verifier.facts import treesitter as ts
-from verifier.facts.flow.names import short_name, strip_templates
+from verifier.facts.names import short_name, strip_templates
 from verifier.facts.flow.source import Node, Source, squash, text
 
 

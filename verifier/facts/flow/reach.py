@@ -8,9 +8,8 @@ from typing import Any
 
 from verifier.facts.flow.calls import Call, calls_in, is_call, make_call
 from verifier.facts.flow.functions import FunctionDef, functions
-from verifier.facts.flow.names import split_symbol
+from verifier.facts.names import split_symbol, subject_key
 from verifier.facts.flow.source import Node, Source, squash, text
-from verifier.facts.flow.names import subject_key
 from verifier.facts.flow.values import (CONST_NAME, NULLS, ORDER_OPS, Name, Value, binding_value,
                                         compare_order, parse_int, truthy, values_equal)
 

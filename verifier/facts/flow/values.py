@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.facts.flow.names import split_symbol
+from verifier.facts.names import split_symbol
 
 CONST_NAME = re.compile(r"^(?:[A-Z][A-Z0-9_]*|k[A-Z0-9]\w*|[a-z]{1,6}[A-Z][A-Z0-9]*_[A-Za-z0-9_]+)$")
 NULLS = frozenset({"None", "NULL", "nullptr"})
