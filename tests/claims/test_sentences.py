@@ -105,3 +105,16 @@ def test_cli_rebind(sx, capsys):
     text = (sx.root / "claims" / "claims.lock").read_text()
     assert text.startswith("# Written by `verifier claims rebind`")
     assert main(["check", "--pins", pins, "-q"]) == 0
+
+
+def test_rebind_binds_the_sentence_check_locates(sx):
+    # the fragment "`sxNPART`" as plain text ("sxNPART") first occurs in an earlier
+    # sentence; rebind must bind the sentence `check` finds (markup kept), or the claim
+    # is stale right after rebinding
+    f = _lesson(sx)
+    f.write_text("An earlier sentence mentions sxNPART in plain text.\n\n" + f.read_text())
+    c = claim("c3", "enum", "include/simx/sxtype.h", "sxNPART", 5, "`sxNPART`")
+    sx.write(c)
+    rebind(sx.project, None)
+    r = sx.check(c)["c3"]
+    assert r.verdict.value == "verified", r.message

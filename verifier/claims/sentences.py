@@ -171,6 +171,7 @@ def rebind(project, ids: list[str] | None) -> list[Rebound]:
     is None, to their lesson sentences as they read now; write claims.lock. A claim
     whose fragment is not in its lesson cannot be bound (it is stale: fix the
     fragment first)."""
+    from verifier.claims.check import locate   # check imports this module
     from verifier.claims.loader import claims_root, load_claims
     from verifier.errors import UsageError
     from verifier.fileio import atomic_write
@@ -211,8 +212,11 @@ def rebind(project, ids: list[str] | None) -> list[Rebound]:
             except (OSError, UnicodeDecodeError):
                 texts[key] = None
         text = texts[key]
-        sentence = sentence_of(text, lc.claim.fragment) if text is not None and \
-            lc.claim.fragment else None
+        # the sentence `check` binds to: the fragment located as `check` locates it
+        # (markup kept: "`margin`" is not the earlier plain word "margin")
+        line = locate(lc.claim.fragment, text) if text is not None and lc.claim.fragment \
+            else None
+        sentence = sentence_of(text, lc.claim.fragment, line) if line is not None else None
         if sentence is None:
             problems.append(f"{lc.gid} ({lc.where}): fragment {lc.claim.fragment!r} is not in "
                             f"{lc.course}/{lc.lesson}")
