@@ -157,13 +157,14 @@ def test_a_condition_is_no_default_and_parameters_keep_the_sentence_order(tmp_pa
     text = ("# 传感器\n\n"
             "| 对象 | 创建 | 说明 |\n|---|---|---|\n"
             "| `ProbeIMU` | `ProbeIMU.update(state)` | 默认检查；`check=False` 时跳过 |\n"
-            "| `World` | `make_world()` | 默认无重力；when `dt=0.01` the step is longer |\n\n"
+            "| `World` | `make_world()` | 默认无重力；when `dt=0.01` the step is longer |\n"
+            "| `Probe` | `ProbeIMU(world, sites=[0], request_state_attributes=False)` 与默认探头共享缓冲 | - |\n\n"
             "`make_world` 的 `gravity/dt` 两个参数都可以省略。\n")
     dpx = make_project(tmp_path, monkeypatch, lesson_text=text)
     d = _draft(dpx)
     assert not [x for x in d.proposals if x.kind == "default"], [
         (x.symbol, x.expected) for x in d.proposals if x.kind == "default"]
-    (sig,) = [x for x in d.proposals if x.kind == "signature"]
+    (sig,) = [x for x in d.proposals if x.kind == "signature" and x.symbol == "make_world"]
     assert sig.expected == ["gravity", "dt"]        # as written, so it diverges at the pin
     p = dpx.project()
     write.append(p, d)

@@ -88,6 +88,11 @@ def test_names_of_other_libraries_languages_products_env(demo):
     es = errors(_findings(demo, "not-upstream.md", [("ExtLib 的 `ext_step_all`",
                                                      "Demo 的 `ext_step_all`")]))
     assert [e.target for e in es] == ["ext_step_all"]
+    # said to be external or the reader's own: not judged; the same names unmarked are
+    es = errors(_findings(demo, "not-upstream.md", [("挂到外部 `grad_sink`", "挂到 `grad_sink`"),
+                                                    ("自定义字段位于 `Widget.my_payload`",
+                                                     "字段位于 `Widget.my_payload`")]))
+    assert sorted(e.target for e in es) == ["Widget.my_payload", "grad_sink"]
     es = errors(_findings(demo, "not-upstream.md", [("`DEMO_NUM_THREADS` 优先", "`DEMO_NUM_ITEMS` 优先")]))
     assert [e.target for e in es] == ["DEMO_NUM_ITEMS"]
 
@@ -118,6 +123,10 @@ def test_versions_and_commits_are_judged_only_when_attributed(demo):
     demo.write("attribution.md", sha.join(mutated))
     es = errors(lint(demo.project(), [demo.lesson("attribution.md")]), "version")
     assert len(es) == 1 and "0123456789ab" in es[0].message and es[0].line == 9
+    # a quantity after pinned-source wording is no version ("固定为 0.05 s"); without
+    # its unit the same number is judged
+    es = errors(_findings(demo, "attribution.md", [("固定为 0.05 s", "固定为 0.05")]), "version")
+    assert [e.line for e in es] == [4] and "0.05" in es[0].message
     # pinned-source wording right before the SHA wins over a product named earlier
     es = errors(_findings(demo, "attribution.md", [("固定提交 `PINNED_SHA`。", f"固定提交 `{sha[:12]}`。")]),
                 "version")

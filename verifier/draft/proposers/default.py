@@ -28,6 +28,21 @@ _COND_BEFORE = re.compile(r"(?:当|如果|若|若是|假如|一旦|设为|设置
                           r"\bunless|\bpass(?:ing)?|\bset(?:ting)?)\s*`?$", re.I)
 
 
+_LEAD = re.compile(r"(?:默认|缺省|默认值|defaults?(?: to| is)?|by default|default call)\s*(?:为|是|:|：)?"
+                   r"\s*(?:调用|call(?:s|ing)?)?\s*$", re.I)
+
+
+_TRAIL = re.compile(r"^\s*(?:即为|就是|是|为)?\s*(?:默认|缺省|is the default|are the defaults|by default)",
+                    re.I)
+
+
+def _default_leads(raw: str, span: str) -> bool:
+    """The default word right before the call span, or right after it."""
+    return any(_LEAD.search(raw[max(0, m.start() - 16):m.start()])
+               or _TRAIL.match(raw[m.end():m.end() + 16])
+               for m in re.finditer(re.escape("`" + span + "`"), raw))
+
+
 def _conditional(raw: str, span: str) -> bool:
     """Every occurrence of the span `X=V` in the sentence reads as a condition."""
     hits = [m for m in re.finditer(re.escape("`" + span + "`"), raw)]
@@ -53,8 +68,11 @@ class DefaultProposer(Proposer):
         for h in s.hits:
             if h.ref.value is not None and not _conditional(s.raw, h.ref.span):
                 pairs.append((h.ref.name, h.ref.value, h.ref.span, h))
-            for k, v in h.ref.kwargs:
-                pairs.append((k, v, h.ref.span, ("param-of", h)))
+            # a call's keyword arguments state defaults only when the default word
+            # leads into the call ("默认 `f(x=1)`"); `f(x=False)` 与默认…共享 passes x
+            if h.ref.kwargs and _default_leads(s.raw, h.ref.span):
+                for k, v in h.ref.kwargs:
+                    pairs.append((k, v, h.ref.span, ("param-of", h)))
         for r in s.unresolved:
             if r.value is not None and len(r.parts) == 1 and not _conditional(s.raw, r.span):
                 pairs.append((r.name, r.value, r.span, None))

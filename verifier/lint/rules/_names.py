@@ -52,6 +52,12 @@ _NEGATION_AFTER = re.compile(
     r"^\s*(?:(?:在|于)[^，,。；;]{0,24})?(?:并不存在|不存在|并不提供|不提供|并没有|没有|已被?移除|"
     r"已被?删除|does not exist|doesn't exist|is not defined|is not provided|is absent|"
     r"is gone|was removed|has been removed|no longer exists)", re.I)
+# right before a name: it is another library's ("外部 `x`", "third-party `x`") or the
+# reader's own ("自定义字段位于 `State.my_data`", "a custom attribute `x`")
+_NOT_UPSTREAM_BEFORE = re.compile(
+    r"(?:外部|第三方|external|third[- ]party|自定义|用户定义|用户自定义|custom|user[- ]defined|your own)"
+    r"\s*(?:的)?\s*(?:字段|属性|函数|类|模块|变量|名字|名称|库|包|field|attribute|function|class|module|"
+    r"variable|name|library|package)?\s*(?:位于|为|是|叫|名为|named|called)?\s*$", re.I)
 _EXAMPLE_WORDS = re.compile(r"示例|例子|范例|样例|脚本|\bexamples?\b|\bscripts?\b", re.I)
 _CLAUSE_END = re.compile(r"[。；;！？!?，,：:]")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*")
@@ -125,6 +131,11 @@ class LessonScope:
         "there is no `X`")."""
         c = self.spans[i]
         return bool(_NEGATION_BEFORE.search(c.before[-24:]) or _NEGATION_AFTER.match(c.after))
+
+    def not_upstream(self, i: int) -> bool:
+        """The words right before span i say the name is another library's or the
+        reader's own (`外部 `grad_output``, `自定义字段位于 `State.my_data``)."""
+        return bool(_NOT_UPSTREAM_BEFORE.search(self.spans[i].before[-24:]))
 
     def about_example(self, i: int) -> bool:
         """The sentence of span i speaks of the lesson's or course's own example code

@@ -116,7 +116,8 @@ class Identifier(Rule):
                     if where:
                         j = Judgement("resolved", f"declared as a string literal at {where} "
                                       "(a port, keyword or registered name)", reading=ref)
-                if j.status != "resolved" and (scope.negated(i) or root in ("self", "cls") or (
+                if j.status != "resolved" and (scope.negated(i) or scope.not_upstream(i)
+                                               or root in ("self", "cls") or (
                         len(ref.segments) == 1 and scope.about_example(i))):
                     out.append(Decision(i, span, ref, skipped="the lesson says it does not "
                                         "exist, or it is the lesson's own object or example"))

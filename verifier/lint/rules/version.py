@@ -26,8 +26,18 @@ _PIN_WORDS_SHA = re.compile(r"固定提交|固定源码|源码提交|官方提�
 _PIN_ADJ = re.compile(r"(?:固定|提交|commit|pinned)[\s*_`:：为是]{0,3}$", re.I)
 # "Warp 候选版本 1.18.0": a version word, judged only when the clause names the upstream
 _VER_WORD = re.compile(r"(?:版本|version)[\s*_`:：|为是]{0,4}$", re.I)
+# a quantity, not a version: "tau 固定为 0.05 s", "高度固定 0.2 m", "固定 1.5 倍"
+_UNIT_AFTER = re.compile(
+    r"\s*(?:(?:s|ms|us|µs|ns|min|h|m|mm|cm|km|rad|deg|kg|g|N|Nm|N·m|Hz|kHz|J|W|Pa|K|"
+    r"m/s|rad/s|m/s²|rad/s²|N/m|GB|MB|KB|GiB|MiB)(?![\w.])|%|°|秒|毫秒|米|厘米|毫米|度|弧度|倍|赫兹|"
+    r"牛|千克|公斤|克|步|次|帧)")
 _PIN_WORDS_VER = re.compile(r"(?:固定在?|阅读版本|阅读基线|源码基线|源码为|官方版本|官方|pinned(?: version)?)"
                             r"[\s*_`:：|为是在]{0,4}$", re.I)
+
+
+def _quantity(clause: str, m: re.Match) -> bool:
+    """The number has a unit right after it: a quantity (a version never has one)."""
+    return _UNIT_AFTER.match(clause, m.end()) is not None
 
 
 class Version(Rule):
@@ -109,6 +119,8 @@ class Version(Rule):
                         out.append(Mention(s.line, "version", m.group(2), m.group(0).strip(),
                                            (up,)))
                 for m in version_at.finditer(clause):
+                    if _quantity(clause, m):
+                        continue
                     pinned_words = _PIN_WORDS_VER.search(clause[:m.start()])
                     if m.start(1) in strong or not (pinned_words
                                                     or _VER_WORD.search(clause[:m.start()])):
