@@ -32,28 +32,13 @@ from verifier.claims import memo
 from verifier.claims.loader import LoadedClaim, claims_root, load_claims
 from verifier.claims.memo import check_claim
 from verifier.claims.notation import NOTATION_FILE, Tracker, unused_findings
-from verifier.claims.sentences import Bindings, load_bindings, sentence_hash, sentence_of
+from verifier.claims.sentences import Bindings, load_bindings, locate, sentence_hash, sentence_of
 from verifier.facts.model import split_symbol
 from verifier.registry import choice_message
 from verifier.results import ClaimResult, Crash, Evidence, Verdict
 
 if TYPE_CHECKING:
     from verifier.project import LessonDoc, Project
-
-
-def locate(fragment: str, text: str) -> int | None:
-    """1-based line where `fragment` occurs verbatim (whitespace runs may differ,
-    so a fragment may span a wrapped line); None when it is gone."""
-    i = text.find(fragment)
-    if i < 0:
-        words = fragment.split()
-        if not words:
-            return None
-        m = re.search(r"\s+".join(re.escape(w) for w in words), text)
-        if m is None:
-            return None
-        i = m.start()
-    return text.count("\n", 0, i) + 1
 
 
 def occurrences(fragment: str, text: str) -> int:

@@ -60,6 +60,21 @@ def _blocks(text: str) -> tuple[tuple[tuple[str, int], ...], ...]:
     return tuple(tuple(v) for _, v in sorted(out.items()))
 
 
+def locate(fragment: str, text: str) -> int | None:
+    """1-based line where `fragment` occurs verbatim (whitespace runs may differ,
+    so a fragment may span a wrapped line); None when it is gone."""
+    i = text.find(fragment)
+    if i < 0:
+        words = fragment.split()
+        if not words:
+            return None
+        m = re.search(r"\s+".join(re.escape(w) for w in words), text)
+        if m is None:
+            return None
+        i = m.start()
+    return text.count("\n", 0, i) + 1
+
+
 def sentence_of(text: str, fragment: str, line: int | None = None) -> str | None:
     """The whole sentence(s) of `text` (a lesson) that hold `fragment`, or None when
     the fragment is not in the lesson. Prefers the occurrence on `line`."""
@@ -171,7 +186,6 @@ def rebind(project, ids: list[str] | None) -> list[Rebound]:
     is None, to their lesson sentences as they read now; write claims.lock. A claim
     whose fragment is not in its lesson cannot be bound (it is stale: fix the
     fragment first)."""
-    from verifier.claims.check import locate   # check imports this module
     from verifier.claims.loader import claims_root, load_claims
     from verifier.errors import UsageError
     from verifier.fileio import atomic_write
