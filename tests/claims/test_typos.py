@@ -73,3 +73,11 @@ def test_negative_claim_whose_name_the_lesson_uses_stands(simx):
 def test_negative_claim_far_from_any_name_is_verified(simx):
     r = simx.one(claim("t", "symbol", SX, "sx_teleport", False, F))
     assert r.verdict.value == "verified" and r.actual is False
+
+
+def test_a_name_the_sentence_writes_next_to_chinese_counts_as_named():
+    # plain sentence text drops the backticks: "调用C的mj_forward" (CJK letters are \w)
+    from verifier.claims.check import _names_in_sentence
+
+    assert _names_in_sentence("mj_forward", "不是在每个设备步里调用C的mj_forward")
+    assert not _names_in_sentence("forward", "不是在每个设备步里调用C的mj_forward")

@@ -52,6 +52,21 @@ def test_call_names():
     assert not calls[0].matches("Help")
 
 
+def test_python_call_of_a_wrapped_function_calls_it():
+    # `named_scope(solver.solve)(m, d)`: the outer call calls the wrapped `solve`
+    code = b"""
+def forward(m, d):
+    d = named_scope(solver.solve)(m, d)
+    return jax.jit(step)(d), make(a, b)(d)
+"""
+    src = flow.parse_source("m.py", code)
+    (fwd,) = flow.find_functions(src, "forward")
+    calls = flow.calls_in(src, fwd.body)
+    assert [(c.callee, c.name) for c in calls] == [
+        ("solver.solve", "solve"), ("named_scope", "named_scope"), ("step", "step"),
+        ("jax.jit", "jit"), ("make(a,b)", "make(a,b)"), ("make", "make")]   # 2 args: no
+
+
 def test_python_nested_and_decorated():
     code = b"""
 class A:

@@ -96,7 +96,8 @@ def _names_in_sentence(name: str, sentence: str | None) -> bool:
         return False
     parts = split_symbol(name)
     last = parts[-1] if parts else name
-    return bool(re.search(r"(?<![\w])" + re.escape(last) + r"(?![\w])", sentence))
+    # identifier boundaries, not \w: Chinese prose runs into names ("调用C的mj_forward")
+    return bool(re.search(r"(?<![A-Za-z0-9_])" + re.escape(last) + r"(?![A-Za-z0-9_])", sentence))
 
 
 def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",

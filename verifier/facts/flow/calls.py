@@ -31,10 +31,27 @@ def make_call(node: Node, lang: str) -> Call | None:
     args = node.child_by_field_name("arguments")
     if fn is None:
         return None
-    callee = "".join(text(fn).split())
     arg_nodes = [c for c in (args.named_children if args is not None else [])
                  if c.type not in ("comment",)]
+    wrapped = _wrapped(fn) if lang == "python" else None
+    if wrapped is not None:
+        # `named_scope(solver.solve)(m, d)`, `jax.jit(f)(x)`: the wrapper's result is
+        # the wrapped function, so this call calls it (the wrapper call is its own Call)
+        fn = wrapped
+    callee = "".join(text(fn).split())
     return Call(node, callee, short_name(text(fn)), arg_nodes, node.start_point[0] + 1)
+
+
+def _wrapped(fn: Node) -> Node | None:
+    """The function a call-of-a-call wraps: `wrapper(f)(...)` with one positional
+    argument that names a function (an identifier or attribute)."""
+    if fn.type != "call":
+        return None
+    inner = fn.child_by_field_name("arguments")
+    args = [c for c in (inner.named_children if inner is not None else []) if c.type != "comment"]
+    if len(args) == 1 and args[0].type in ("identifier", "attribute"):
+        return args[0]
+    return None
 
 
 def calls_in(src: Source, node: Node) -> list[Call]:
