@@ -28,12 +28,14 @@ LOWER = {
     "mujoco-atlas/docs/contact-models.md": (13, 15),
     "mujoco-atlas/docs/cpu-batching.md": (31, 38),
     "mujoco-atlas/docs/dynamics-and-pipeline.md": (30, 42),
-    "mujoco-atlas/docs/flex-and-elasticity.md": (9, 9),
+    "mujoco-atlas/docs/flex-and-elasticity.md": (8, 8),
     "mujoco-atlas/docs/mjx-and-device-data.md": (15, 18),
     "mujoco-atlas/docs/modeling-and-frames.md": (33, 46),
     "mujoco-atlas/docs/recording-and-replay.md": (10, 11),
     "mujoco-atlas/docs/sensors-and-sampling.md": (27, 30),
-    "mujoco-atlas/docs/solvers-and-integration.md": (8, 8),
+    # 4: members of C++ classes the lesson never names (src/user) are not guessed while
+    # declaration files of the upstream are unserved (verifier/draft/context.py)
+    "mujoco-atlas/docs/solvers-and-integration.md": (4, 4),
     "mujoco-atlas/docs/state-and-time.md": (48, 57),
     "newton-atlas/docs/contact-solvers-forces.md": (88, 175),
     "newton-atlas/docs/control-robotics-tasks.md": (72, 121),
