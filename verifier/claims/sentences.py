@@ -60,19 +60,23 @@ def _blocks(text: str) -> tuple[tuple[tuple[str, int], ...], ...]:
     return tuple(tuple(v) for _, v in sorted(out.items()))
 
 
-def locate(fragment: str, text: str) -> int | None:
-    """1-based line where `fragment` occurs verbatim (whitespace runs may differ,
-    so a fragment may span a wrapped line); None when it is gone."""
+def _find(fragment: str, text: str) -> tuple[int, int] | None:
+    """Offsets of the first verbatim occurrence of `fragment` (whitespace runs may
+    differ, so a fragment may span a wrapped line), or None."""
     i = text.find(fragment)
-    if i < 0:
-        words = fragment.split()
-        if not words:
-            return None
-        m = re.search(r"\s+".join(re.escape(w) for w in words), text)
-        if m is None:
-            return None
-        i = m.start()
-    return text.count("\n", 0, i) + 1
+    if i >= 0:
+        return i, i + len(fragment)
+    words = fragment.split()
+    if not words:
+        return None
+    m = re.search(r"\s+".join(re.escape(w) for w in words), text)
+    return (m.start(), m.end()) if m else None
+
+
+def locate(fragment: str, text: str) -> int | None:
+    """1-based line where `fragment` occurs verbatim; None when it is gone."""
+    at = _find(fragment, text)
+    return text.count("\n", 0, at[0]) + 1 if at else None
 
 
 def sentence_of(text: str, fragment: str, line: int | None = None) -> str | None:
@@ -102,17 +106,10 @@ def sentence_of(text: str, fragment: str, line: int | None = None) -> str | None
             hits.sort(key=lambda h: abs(h[0] - line))
         return hits[0][1]
     # not inside a sentence (heading, table syntax, code block): the source line(s)
-    raw = text.find(fragment)
-    if raw < 0:
-        words = fragment.split()
-        if not words:
-            return None
-        m = re.search(r"\s+".join(re.escape(w) for w in words), text)
-        if m is None:
-            return None
-        raw_start, raw_end = m.start(), m.end()
-    else:
-        raw_start, raw_end = raw, raw + len(fragment)
+    at = _find(fragment, text)
+    if at is None:
+        return None
+    raw_start, raw_end = at
     a = text.rfind("\n", 0, raw_start) + 1
     b = text.find("\n", raw_end)
     return _squash(_INLINE.sub(lambda m: m.group(1) if m.group(1) is not None else "",

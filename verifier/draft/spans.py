@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from verifier.claims.coverage import is_maths
+from verifier.facts.names import split_args
 
 _ID = r"[A-Za-z_~][A-Za-z0-9_]*"
 _PATH = rf"{_ID}(?:<[^<>()]*>)?(?:\s*(?:\.|::|->)\s*{_ID}(?:<[^<>()]*>)?)*"
@@ -49,31 +50,6 @@ def split_path(path: str) -> tuple[str, ...]:
     return tuple(p for p in re.split(r"\s*(?:\.|::|->)\s*", s) if p)
 
 
-def split_args(text: str) -> list[str]:
-    """Top-level comma-separated arguments (brackets and quotes respected)."""
-    out, depth, cur, quote = [], 0, [], None
-    for ch in text:
-        if quote:
-            cur.append(ch)
-            if ch == quote:
-                quote = None
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-            continue
-        cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
-    return out
-
-
 def _close(text: str, i: int) -> int:
     """Index of the bracket closing the one at text[i], or -1."""
     depth = 0
@@ -92,7 +68,7 @@ def refs(span: str) -> list[Ref]:
     if not s or is_maths(s) or len(s) > 160:
         return []
     s = re.sub(r"(?<=\w)\[[^\[\]]*\]$", "", s)     # `actuator_force[aid]`
-    items = split_args(s)
+    items = split_args(s, angles=True)
     if len(items) > 1 and all(_ASSIGN_RE.match(i) and "(" not in i for i in items):
         return [r for i in items for r in refs_one(span, i)]   # `nu=3, nout=2`
     return refs_one(span, s)
@@ -144,7 +120,7 @@ def _calls(span: str, s: str) -> list[Ref]:
             and m.group(1)[:1] not in ".:"
         if chained and prev is not None and len(head) == 1:
             head = prev + head
-        args = split_args(s[open_at + 1:close])
+        args = split_args(s[open_at + 1:close], angles=True)
         pos_args, kw = [], []
         for a in args:
             k = _KW.match(a)

@@ -131,3 +131,31 @@ def _balanced(s: str) -> bool:
             if depth < 0:
                 return False
     return depth == 0
+
+
+def split_args(text: str, *, angles: bool = False) -> list[str]:
+    """Top-level comma-separated arguments of a call written as text: brackets and
+    quotes respected; `angles` also treats `<...>` as brackets (C++ template arguments,
+    not comparisons)."""
+    opening, closing = ("([{<", ")]}>") if angles else ("([{", ")]}")
+    out, depth, cur, quote = [], 0, [], None
+    for ch in text:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in opening:
+            depth += 1
+        elif ch in closing:
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out

@@ -94,6 +94,7 @@ from verifier.claims.compare import close_names, same_expression, same_name
 from verifier.claims.kinds import _flowsupport as fs
 from verifier.claims.kinds.base import ClaimError, ClaimKind, Outcome
 from verifier.claims.notation import Tracker
+from verifier.facts.names import split_args
 from verifier.facts import flow
 from verifier.facts.flow.calls import is_call
 from verifier.results import Verdict
@@ -136,34 +137,9 @@ class _Item:
         self.callee, self.args, self.prefix = t, None, False
         m = re.match(r"^([\w:.>\-\[\]<]+?)\s*\((.*)\)\s*;?$", t, re.S)
         if m:                      # a call with its arguments: f(a, b) or f(a, ...)
-            args = _split_args(m.group(2))
+            args = split_args(m.group(2))
             self.prefix = bool(args) and args[-1] == "..."
             self.callee, self.args = m.group(1), [a for a in args if a != "..."]
-
-
-def _split_args(s: str) -> list[str]:
-    """Top-level comma-separated arguments of a call written as text."""
-    out, depth, cur, quote = [], 0, [], None
-    for ch in s:
-        if quote:
-            cur.append(ch)
-            if ch == quote:
-                quote = None
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-            continue
-        cur.append(ch)
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
-    return out
 
 
 def _exit_value(node):
