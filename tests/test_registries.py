@@ -144,13 +144,34 @@ def test_meta_rules_are_flagged():
 # ------------------------------------------------------------------- output formats
 
 def test_every_reporter_module_is_registered_with_a_suffix():
+    from verifier.reporters import reporter
+
     mods = _modules(PKG / "reporters") - {"rules"}
-    assert mods == {REPORTERS[n].__name__.rsplit(".", 1)[-1] for n in REPORTERS}
-    for name, mod in REPORTERS.items():
+    assert mods == {REPORTERS[n].module for n in REPORTERS}
+    for name in REPORTERS:
+        mod = reporter(name)   # imports it and checks its constants against its row
         assert mod.NAME == name
         assert re.fullmatch(r"\.[a-z]+", mod.SUFFIX), (name, "needs SUFFIX = '.ext'")
         assert isinstance(mod.IN_VERIFY, bool) and callable(mod.render)
     assert set(SUFFIX) == set(FORMATS) and set(VERIFY_FORMATS) <= set(FORMATS)
+
+
+def test_a_reporter_whose_constants_differ_from_its_row_is_refused(monkeypatch):
+    import verifier.reporters as reporters
+    from verifier.registry import RegistryError
+
+    row = reporters.REGISTRY["junit"]
+    monkeypatch.setitem(reporters.REGISTRY._entries, "junit", row._replace(suffix=".junit"))
+    with pytest.raises(RegistryError, match="SUFFIX"):
+        reporters.reporter("junit")
+
+
+def test_parsing_options_imports_no_reporter():
+    code = ("import sys; from verifier.cli.main import build_parser; build_parser(); "
+            "print(sorted(m for m in sys.modules if m.startswith('verifier.reporters.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
 
 
 def test_cli_format_choices_come_from_the_registry():

@@ -84,10 +84,12 @@ class Run:
 
 def parse_runtime(mode: str, sample: str | int | float | None) -> tuple[str, int | float | None]:
     """The one parser of `--runtime` and `--sample`."""
-    from verifier.runtime.sampling import parse_sample
-
     if mode not in RUNTIME_MODES:
         raise UsageError("--runtime: " + choice_message("runtime mode", mode, RUNTIME_MODES))
+    if sample is None:    # the common case: no need to import the runtime package
+        return mode, None
+    from verifier.runtime.sampling import parse_sample
+
     value = parse_sample(sample)
     if value is not None and mode != "sample":
         raise UsageError("--sample needs --runtime sample")
@@ -110,6 +112,8 @@ def parse_timestamp(value: str | None) -> str | None:
 
 def check_kinds(kinds: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     """Every name must be a registered claim kind (a typo is a usage error, not 0 claims)."""
+    if not kinds:
+        return ()
     from verifier.claims.kinds import REGISTRY
 
     for k in kinds:
@@ -198,8 +202,6 @@ def acquire(project: "Project", items: list[tuple[str, str]],
 
 def run(project: "Project", opts: RunOptions, progress: Progress | None = None) -> Run:
     """Run the stages `opts` asks for and build the record."""
-    from verifier.claims.check import check_claims
-    from verifier.lint import run_lint
     from verifier.report_builder import build_details, build_report
 
     progress = progress or Progress()
@@ -220,6 +222,8 @@ def run(project: "Project", opts: RunOptions, progress: Progress | None = None) 
 
     findings: list[Finding] | None = None
     if opts.lint:
+        from verifier.lint import run_lint
+
         progress.begin("lint", len(lessons))
         findings = run_lint(project, lessons, crashes=crashes, tick=progress.advance)
         progress.end()
@@ -227,6 +231,8 @@ def run(project: "Project", opts: RunOptions, progress: Progress | None = None) 
     claims: list[ClaimResult] | None = None
     sampling = None
     if opts.check:
+        from verifier.claims.check import check_claims
+
         progress.begin("check")
         claim_findings: list[Finding] = []     # the claim files' own (notation-unused)
         pairs = check_claims(project, selected, opts.upstream,

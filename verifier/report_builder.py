@@ -23,8 +23,7 @@ from verifier.report import (CheckTiming, EnvironmentTiming, Excerpt, InternalEr
                              PinnedUpstream, PinsInfo, RunDetails, RunReport, RuntimeInfo,
                              SourceIdentity, Summary, ToolInfo, claim_gid, claim_lesson_key,
                              claim_sort_key, exit_status, finding_lesson_key, finding_sort_key)
-from verifier.results import ClaimResult, Crash, Finding, Severity, Verdict
-from verifier.claims.check import draft_counts
+from verifier.results import ClaimResult, Crash, Finding, Severity, Verdict, draft_counts
 from verifier.textlines import source_lines
 
 if TYPE_CHECKING:

@@ -122,3 +122,12 @@ class Crash:
         return cls(stage=stage, what=what, course=course, lesson=lesson,
                    error=f"{type(exc).__name__}: {exc}",
                    traceback="".join(tb.format_exception(exc)))
+
+
+def draft_counts(results: list[ClaimResult]) -> dict[str, int]:
+    """Drafts by verdict (`verified` here means "draft, unreviewed": it verifies, but
+    no person has accepted it)."""
+    drafts = [r for r in results if r.draft]
+    out = {"total": len(drafts)}
+    out.update({v.value: sum(1 for r in drafts if r.verdict is v) for v in Verdict})
+    return out

@@ -158,7 +158,7 @@ def test_cache_clean_facts_removes_facts_and_symbol_indexes(tmp_path):
     fc = FactCache(store)
     fc.put("symbols", "v1", BLOB, [1])
     (store.root / "symbols").mkdir()
-    (store.root / "symbols" / "up-commit-digest.msgpack").write_bytes(b"")
+    (store.root / "symbols" / "up-commit-digest.sqlite").write_bytes(b"")
     sha = store.put_blob(b"source bytes\n")
     store.clean("facts")
     assert list(fc.entries()) == [] and list((store.root / "symbols").iterdir()) == []

@@ -35,7 +35,7 @@ from verifier.claims.notation import NOTATION_FILE, Tracker, unused_findings
 from verifier.claims.sentences import Bindings, load_bindings, locate, sentence_hash, sentence_of
 from verifier.facts.model import split_symbol
 from verifier.registry import choice_message
-from verifier.results import ClaimResult, Crash, Evidence, Verdict
+from verifier.results import ClaimResult, Crash, Evidence, Verdict, draft_counts
 
 if TYPE_CHECKING:
     from verifier.project import LessonDoc, Project
@@ -317,13 +317,3 @@ def summary(results: list[ClaimResult]) -> dict:
     return {"total": len(results), **counts, "verified_from_release": release,
             "by_kind": {k: dict(sorted(v.items())) for k, v in sorted(by_kind.items())},
             "reviewed": len(reviewed), "drafts": draft_counts(results)}
-
-
-def draft_counts(results: list[ClaimResult]) -> dict[str, int]:
-    """Drafts by verdict (`verified` here means "draft, unreviewed": it verifies, but
-    no person has accepted it)."""
-    drafts = [r for r in results if r.draft]
-    out = {"total": len(drafts)}
-    out.update({v.value: sum(1 for r in drafts if r.verdict is v) for v in Verdict})
-    return out
-

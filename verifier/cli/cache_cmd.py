@@ -70,6 +70,7 @@ def live_entries(project: "Project") -> dict[str, set[str]]:
     use (everything else in those sections is left over from older pins or code)."""
     from verifier.cache import BY_NAME
     from verifier.courses import cache_entries
+    from verifier.facts.indexdb import INDEX_SUFFIX
     from verifier.runtime.envs import EnvSpec
 
     store, pins = project.store, project.pins
@@ -82,10 +83,11 @@ def live_entries(project: "Project") -> dict[str, set[str]]:
         live["git"].add(store.upstream_clone(up.slug).name)
         for where in project.config.mirrors.get(name, []):
             live["git"].add(f"mirror-{hashlib.sha1(where.encode()).hexdigest()[:12]}.git")
-        newest = sorted(store.path("symbols").glob(f"{name}-{up.commit}-*.msgpack"),
-                        key=lambda p: (p.stat().st_mtime, p.name))
-        if newest:
-            live["symbols"].add(newest[-1].name)   # older digests: older extractor code
+        for pattern in (f"{name}-{up.commit}-*{INDEX_SUFFIX}", f"release-{name}-*{INDEX_SUFFIX}"):
+            newest = sorted(store.path("symbols").glob(pattern),
+                            key=lambda p: (p.stat().st_mtime, p.name))
+            if newest:
+                live["symbols"].add(newest[-1].name)   # older digests: older extractor code
         for w in up.wheel:
             live["wheels"].add(w.requirement.replace("==", "-"))
         if up.runtime:

@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -23,7 +23,7 @@ from verifier.facts.names import module_name as path_module, resolve_relative
 if TYPE_CHECKING:
     from verifier.project import Project
 
-INDEX_VERSION = 5   # 5: rows are named tuples, cached as msgpack (load_index)
+INDEX_VERSION = 6   # 6: cached as an SQLite database, queried by name (facts/indexdb.py)
 SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".cxx", ".py", ".pyi")
 _CALLABLES = {"function", "method", "constructor", "macro"}
 CONTAINER_KINDS = frozenset({"struct", "union", "enum", "class"})
@@ -63,6 +63,7 @@ class SymbolIndex(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
     _best: dict = PrivateAttr(default_factory=dict)
+    _rows: Any = PrivateAttr(default=None)       # a stored index's queries (facts/indexdb.py)
     _release: Callable[[], "SymbolIndex | None"] | None = PrivateAttr(default=None)
     _release_value: "SymbolIndex | None" = PrivateAttr(default=None)
     _release_done: bool = PrivateAttr(default=False)
@@ -82,8 +83,24 @@ class SymbolIndex(BaseModel):
     def set_release(self, loader: Callable[[], "SymbolIndex | None"] | None) -> None:
         self._release, self._release_done, self._release_value = loader, False, None
 
+    def attach_rows(self, rows: Any) -> None:
+        """Answer from a stored index's queries (`facts/indexdb.open_index`) instead of an
+        in-memory row list: `symbols` is then read (all rows) only when asked for."""
+        self._rows = rows
+        self.__dict__.pop("symbols", None)
+
+    def __getattr__(self, item: str) -> Any:
+        if item == "symbols":
+            rows = (self.__pydantic_private__ or {}).get("_rows")
+            if rows is not None:
+                self.__dict__["symbols"] = rows.all()
+                return self.__dict__["symbols"]
+        return super().__getattr__(item)
+
     @cached_property
     def by_name(self) -> dict[str, list[Symbol]]:
+        if self._rows is not None:
+            return self._rows.by_name()
         out: dict[str, list[Symbol]] = defaultdict(list)
         for s in self.symbols:
             out[s.name].append(s)
@@ -92,6 +109,8 @@ class SymbolIndex(BaseModel):
     @cached_property
     def modules(self) -> dict[str, dict[str, list[Symbol]]]:
         """python module -> name -> symbols bound at its top level."""
+        if self._rows is not None:
+            return self._rows.modules()
         out: dict[str, dict[str, list[Symbol]]] = defaultdict(lambda: defaultdict(list))
         for s in self.symbols:
             if s.module and (s.parent == s.module or s.kind == "module"):
@@ -110,6 +129,8 @@ class SymbolIndex(BaseModel):
     @cached_property
     def members(self) -> dict[str, dict[str, list[Symbol]]]:
         """container (struct/class/enum/namespace name) -> member name -> symbols."""
+        if self._rows is not None:
+            return self._rows.members()
         out: dict[str, dict[str, list[Symbol]]] = defaultdict(lambda: defaultdict(list))
         for s in self.symbols:
             if s.parent and s.parent != s.module and s.kind not in ("parameter", "keyword"):
@@ -119,6 +140,8 @@ class SymbolIndex(BaseModel):
     @cached_property
     def aliases(self) -> dict[str, str]:
         """typedef name -> struct/enum tag it names (`mjModel` -> `mjModel_`)."""
+        if self._rows is not None:
+            return self._rows.aliases()
         out = {}
         for s in self.symbols:
             if s.kind == "typedef" and s.target:
@@ -151,44 +174,13 @@ class SymbolIndex(BaseModel):
         return self.modules.get(module)
 
     def definitions_in(self, path: str, start: int, end: int) -> list[Symbol]:
+        if self._rows is not None:
+            return self._rows.definitions_in(path, start, end)
         return [s for s in self.symbols if s.path == path and start <= s.line <= end
                 and s.kind != "import"]
 
 
 # --------------------------------------------------------------------------- projection
-
-
-INDEX_FORMAT = b"VINDEX1\n"     # msgpack: {"meta": the index without rows, "rows": [tuple]}
-
-
-def dump_index(index: "SymbolIndex") -> bytes:
-    """The cached form of an index, checked when written: it must load back equal."""
-    import msgpack
-
-    meta = index.model_dump(mode="json", exclude={"symbols"})
-    data = INDEX_FORMAT + msgpack.packb({"meta": meta, "rows": [tuple(s) for s in index.symbols]})
-    back = load_index(data)
-    if back.symbols != index.symbols or back.model_dump(exclude={"symbols"}) != \
-            index.model_dump(exclude={"symbols"}):
-        raise ValueError(f"the index of {index.upstream} does not round-trip")
-    return data
-
-
-def load_index(data: bytes) -> "SymbolIndex":
-    """An index from `dump_index`'s bytes: the small metadata validated, the rows built
-    as they are (they were checked when written). ValueError on anything else."""
-    import msgpack
-
-    if not data.startswith(INDEX_FORMAT):
-        raise ValueError("not a symbol index of this format")
-    try:
-        raw = msgpack.unpackb(memoryview(data)[len(INDEX_FORMAT):], use_list=False)
-        index = SymbolIndex.model_validate(raw["meta"])
-        make = Symbol._make
-        index.symbols = [make(r) for r in raw["rows"]]
-    except (KeyError, TypeError, msgpack.UnpackException) as exc:
-        raise ValueError(f"corrupt symbol index: {exc}") from None
-    return index
 
 
 def is_test_path(path: str) -> bool:

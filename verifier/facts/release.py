@@ -47,7 +47,6 @@ from verifier.facts.model import (KEYWORD_ONLY, VAR_KEYWORD, VAR_POSITIONAL, Fil
 from verifier.gitblob import blob_sha
 
 if TYPE_CHECKING:
-    from verifier.facts.projection import dump_index, load_index
     from verifier.pins import Upstream, Wheel
     from verifier.project import Project
 
@@ -292,18 +291,16 @@ def release_index(project: "Project", upstream: str,
     evidence `release`), or None when neither producer has anything. `env`: the
     environment to introspect; "auto" finds the upstream's ready one (`ready_env`).
     The assembled index is cached (symbols section) by `_release_key`."""
-    from verifier.facts.cache import bulk_load
-    from verifier.facts.projection import dump_index, load_index
+    from verifier.facts.indexdb import INDEX_SUFFIX, dump_index, open_index
 
     if env == "auto":
         env = ready_env(project, upstream)
     assert not isinstance(env, str)
     key = _release_key(project, upstream, env)
-    path = project.store.path("symbols", f"release-{upstream}-{key}.msgpack") if key else None
+    path = project.store.path("symbols", f"release-{upstream}-{key}{INDEX_SUFFIX}") if key else None
     if path is not None:
         try:
-            with bulk_load():
-                return load_index(path.read_bytes())
+            return open_index(path)
         except (OSError, ValueError):
             pass   # absent or corrupt: built and written below
     index = _build_release_index(project, upstream, env)

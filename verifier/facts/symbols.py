@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from verifier.codeversion import code_version
 from verifier.facts.projection import (CONTAINER_KINDS, INDEX_VERSION, SOURCE_SUFFIXES, Symbol,
-                                       SymbolIndex, dump_index, is_test_path, load_index,
+                                       SymbolIndex, is_test_path,
                                        module_of, project_file, pybind_module, python_module)
 
 if TYPE_CHECKING:
@@ -51,8 +51,7 @@ __all__ = ["CONTAINER_KINDS", "INDEX_VERSION", "SOURCE_SUFFIXES", "Symbol", "Sym
 def build_index(project: "Project", upstream: str) -> SymbolIndex:
     """The source index of `upstream`, with its release surface attached (built on
     first use: `SymbolIndex.release_surface`, `facts/release.py`)."""
-    from verifier.facts.cache import bulk_load
-    from verifier.facts.parallel import symbols_for_files
+    from verifier.facts.indexdb import INDEX_SUFFIX, dump_index, open_index
 
     up = project.pins.get(upstream)
     layer = project.sources
@@ -65,16 +64,17 @@ def build_index(project: "Project", upstream: str) -> SymbolIndex:
                            and sf.status.value == "release")
     digest = hashlib.sha1(json.dumps([INDEX_VERSION, code_version(__name__), sorted(served.items()),
                                       unavailable, release_paths]).encode()).hexdigest()[:16]
-    cache_path = project.store.path("symbols", f"{upstream}-{up.commit}-{digest}.msgpack")
+    cache_path = project.store.path("symbols", f"{upstream}-{up.commit}-{digest}{INDEX_SUFFIX}")
     index = None
-    try:  # speed: rows built without validation, no GC passes over the load (facts/cache.py)
-        with bulk_load():
-            cached = load_index(cache_path.read_bytes())
+    try:  # speed: nothing loaded up front, rows read per question (facts/indexdb.py)
+        cached = open_index(cache_path)
         if cached.version == INDEX_VERSION:
             index = cached
     except (OSError, ValueError):
         pass  # absent or corrupt: rebuilt and rewritten below
     if index is None:
+        from verifier.facts.parallel import symbols_for_files
+
         # per-file records from the fact cache (by blob), misses extracted in a fork pool
         symbols, stars = symbols_for_files(project, upstream,
                                            [sf for sf in files if sf.path in served])

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_inline import StateInline
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:   # markdown-it is imported where a lesson is parsed (a cache miss)
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
 
 
 class _Part(BaseModel):
@@ -136,7 +138,9 @@ _DEEP, _DEEP_INLINE = "verifier_too_deep", "verifier_too_deep_inline"
 
 
 @lru_cache(maxsize=1)
-def markdown() -> MarkdownIt:
+def markdown() -> "MarkdownIt":
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark", {"maxNesting": NESTING}).enable("table")
     md.inline.ruler.before("escape", "math_inline", _math_inline)
     block_tokenize, skip_token = md.block.tokenize, md.inline.skipToken

@@ -1,4 +1,4 @@
-"""Reporters: one module per output format, registered by the import list below.
+"""Reporters: one module per output format, registered by the table below.
 
 A reporter module declares
 
@@ -12,43 +12,76 @@ a directory, default `verification<SUFFIX>`) and `publish(report) -> [paths]` (w
 it writes besides its text, e.g. the GitHub job summary). Everything else (the
 --format choices and help of every command, which formats `verify` writes) is
 derived from `REGISTRY`.
+
+The table repeats each module's NAME, SUFFIX and IN_VERIFY so that parsing options
+imports no reporter (importing them all costs ~0.2 s, most of a one-lesson lint);
+a module is imported when its format is used, and a module whose constants differ
+from its table row is refused then (`RegistryError`; tests/test_registries.py
+imports every one).
 """
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
+from typing import TYPE_CHECKING, NamedTuple
 
 from verifier.errors import UsageError
-from verifier.registry import Registry
-from verifier.report import RunReport
-from verifier.reporters import github, html, json_record, junit, markdown, sarif
+from verifier.registry import Registry, RegistryError
 
-REGISTRY: Registry[ModuleType] = Registry("format")
-for _mod in (json_record, markdown, html, sarif, junit, github):
-    REGISTRY.register(_mod.NAME, _mod)
+if TYPE_CHECKING:
+    from verifier.report import RunReport
+
+
+class Format(NamedTuple):
+    name: str
+    module: str       # verifier.reporters.<module>
+    suffix: str
+    in_verify: bool
+
+
+#            --format     module          SUFFIX     IN_VERIFY
+_TABLE = (Format("json", "json_record", ".json", True),
+          Format("markdown", "markdown", ".md", True),
+          Format("html", "html", ".html", True),
+          Format("sarif", "sarif", ".sarif", True),
+          Format("junit", "junit", ".xml", True),
+          Format("github", "github", ".txt", False))
+
+REGISTRY: Registry[Format] = Registry("format")
+for _row in _TABLE:
+    REGISTRY.register(_row.name, _row)
 
 FORMATS = tuple(REGISTRY)
-SUFFIX = {name: mod.SUFFIX for name, mod in REGISTRY.items()}
-VERIFY_FORMATS = tuple(name for name, mod in REGISTRY.items() if mod.IN_VERIFY)
+SUFFIX = {name: row.suffix for name, row in REGISTRY.items()}
+VERIFY_FORMATS = tuple(name for name, row in REGISTRY.items() if row.in_verify)
 
 
 def reporter(fmt: str) -> ModuleType:
+    """The reporter module of `fmt`, imported on first use and checked against its row."""
     try:
-        return REGISTRY[fmt]
+        row = REGISTRY[fmt]
     except KeyError:
         raise UsageError(REGISTRY.unknown(fmt)) from None
+    mod = importlib.import_module(f"{__name__}.{row.module}")
+    got = (getattr(mod, "NAME", None), getattr(mod, "SUFFIX", None),
+           getattr(mod, "IN_VERIFY", None))
+    if got != (row.name, row.suffix, row.in_verify):
+        raise RegistryError(f"reporter {mod.__name__} declares NAME, SUFFIX, IN_VERIFY = {got}, "
+                            f"its registration says {(row.name, row.suffix, row.in_verify)}")
+    return mod
 
 
-def render(report: RunReport, fmt: str) -> str:
+def render(report: "RunReport", fmt: str) -> str:
     return reporter(fmt).render(report)
 
 
-def render_files(report: RunReport, fmt: str) -> dict[str, str]:
+def render_files(report: "RunReport", fmt: str) -> dict[str, str]:
     """relative path -> text, for writing `fmt` into a directory."""
     mod = reporter(fmt)
     files = getattr(mod, "render_files", None)
     return files(report) if files else {f"verification{mod.SUFFIX}": mod.render(report)}
 
 
-__all__ = ["FORMATS", "REGISTRY", "SUFFIX", "VERIFY_FORMATS", "render", "render_files",
-           "reporter"]
+__all__ = ["FORMATS", "REGISTRY", "SUFFIX", "VERIFY_FORMATS", "Format", "render",
+           "render_files", "reporter"]

@@ -33,11 +33,12 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-
-import git
-from git.exc import InvalidGitRepositoryError, NoSuchPathError
+from typing import TYPE_CHECKING
 
 from verifier.errors import AcquisitionError
+
+if TYPE_CHECKING:
+    import git
 
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "SSH_ASKPASS": "true",
         "GCM_INTERACTIVE": "never", "GIT_HTTP_LOW_SPEED_LIMIT": "1000",
@@ -219,31 +220,64 @@ class _Reader:
         return (got[0], got[1] or b"") if got else None
 
 
+def _is_git_dir(d: Path) -> bool:
+    """The layout git itself accepts: HEAD, and objects + refs (or a `commondir` naming them)."""
+    return (d / "HEAD").is_file() and ((d / "commondir").is_file()
+                                       or (d / "objects").is_dir() and (d / "refs").is_dir())
+
+
+def git_dirs(path: Path) -> tuple[Path, Path]:
+    """(git dir, common dir) of a repository at `path`: bare, a work tree with `.git`, or
+    a linked work tree (`.git` file naming its git dir). Read from the layout, without
+    starting git or importing gitpython (~40 ms on a warm run that only reads blobs)."""
+    try:
+        if not path.exists():
+            raise AcquisitionError(f"{path} is not a git repository (no such path)")
+        dot = path / ".git"
+        if _is_git_dir(path):
+            git_dir = path
+        elif dot.is_dir() and _is_git_dir(dot):
+            git_dir = dot
+        elif dot.is_file():
+            text = dot.read_text(encoding="utf-8", errors="replace").strip()
+            if not text.startswith("gitdir:"):
+                raise AcquisitionError(f"{path} is not a git repository (.git file without "
+                                       "a gitdir line)")
+            git_dir = (path / text[len("gitdir:"):].strip()).resolve()
+            if not _is_git_dir(git_dir):
+                raise AcquisitionError(f"{path} is not a git repository ({git_dir} is no "
+                                       "git directory)")
+        else:
+            raise AcquisitionError(f"{path} is not a git repository (no HEAD, objects and "
+                                   "refs, and no .git)")
+        common = git_dir
+        if (git_dir / "commondir").is_file():
+            rel = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+            common = (git_dir / rel).resolve()
+    except OSError as exc:
+        raise AcquisitionError(f"{path} cannot be opened as a git repository: {exc}") from None
+    return git_dir.absolute(), common.absolute()
+
+
 class GitRepo:
     """A local git repository (bare or not, config or not), read without lazy fetch."""
 
     def __init__(self, path: Path, timeout: float = READ_TIMEOUT) -> None:
         self.path = path
         self.timeout = timeout
-        try:
-            repo = git.Repo(str(path), search_parent_directories=False)
-        except (InvalidGitRepositoryError, NoSuchPathError) as exc:
-            raise AcquisitionError(f"{path} is not a git repository ({type(exc).__name__})") from None
-        except OSError as exc:
-            raise AcquisitionError(f"{path} cannot be opened as a git repository: {exc}") from None
-        self.git_dir = Path(repo.git_dir)
-        common = Path(getattr(repo, "common_dir", None) or repo.git_dir)
-        repo.close()
+        self.git_dir, common = git_dirs(path)
         self.objects_dir = common / "objects"
         if not self.objects_dir.is_dir():
             raise AcquisitionError(f"{path} has no object directory")
         self._reader = _Reader(self.objects_dir, min(timeout, READ_TIMEOUT))
-        self._gitpython: git.Repo | None = None
+        self._gitpython: "git.Repo | None" = None
 
     @property
-    def repo(self) -> git.Repo:
+    def repo(self) -> "git.Repo":
         """The gitpython handle (refs, tags), trusted for reading."""
         if self._gitpython is None:
+            import git
+
             self._gitpython = git.Repo(str(self.path), search_parent_directories=False)
             self._gitpython.git.update_environment(
                 **_ENV, GIT_DIR=str(self.git_dir), GIT_CONFIG_COUNT="1",

@@ -21,7 +21,6 @@ import os
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -133,6 +132,8 @@ class PackageIndex:
 
     # ------------------------------------------------------------------ listing
     def _open(self, url: str, accept: str | None = None):
+        import urllib.request
+
         req = urllib.request.Request(url, headers={"Accept": accept} if accept else {})
         try:
             return urllib.request.urlopen(req, timeout=self.timeout)  # noqa: S310 - index URL

@@ -1,11 +1,10 @@
 """The source layer: serve upstream files by repo path at pinned identity.
 
-Identity first: the pin's blob for a path comes from the git tree at the pin
-when a git provider can reach the commit (or a tree cached from an earlier run
-that could), else from pins.lock. A file is then served only if some provider
-yields bytes with exactly that blob (`pinned`). A file the pinned release's
-wheel holds, whose pin blob is unknown, is served as `release` (weaker
-evidence). Everything else is `mismatch` (a provider had other bytes) or
+Identity first: the pin's blob for a path comes from the git tree at the pin when a git
+provider can reach the commit (or a tree cached from an earlier run that could), else from
+pins.lock. A file is then served only if some provider yields bytes with exactly that blob
+(`pinned`). A file the pinned release's wheel holds, whose pin blob is unknown, is served as
+`release` (weaker evidence). Everything else is `mismatch` (a provider had other bytes) or
 `unavailable`; such files are never served.
 
 Providers, tried in the configured order:
@@ -16,11 +15,10 @@ Providers, tried in the configured order:
   wheel    the pinned wheel/sdist from the package index, mapped to repo paths
   objects  content-addressed lookup of the pin blob in local object stores
 
-Warm runs: a file whose pin blob is known locally (cached tree, pins.lock) and
-whose verified bytes are in the cache is served without opening any provider,
-so no network is touched; providers are opened (once per upstream and run) only
-for something missing, or for every upstream with `refresh`. A remote that
-failed once is not tried again in the same run.
+Warm runs: a file whose pin blob is known locally (cached tree, pins.lock) and whose
+verified bytes are in the cache is served without opening any provider, so no network is
+touched; providers are opened (once per upstream and run) only for something missing, or
+for every upstream with `refresh`. A remote that failed once is not tried again in the run.
 
 The layer keeps what it verified: bytes read at resolution are held (up to
 `HOLD_BYTES`), and bytes that vanished from the cache since (a concurrent
@@ -418,14 +416,16 @@ class SourceLayer:
             return SourceFile(**base, status=Status.UNAVAILABLE, presence=pres.state,
                               suggestions=pres.suggestions, reason=detail, detail=detail)
         if "wheel" in self.config.providers:
-            for w in st.wheels:
+            for w in st.wheels:   # bytes in the store are read (verified) when asked for
                 blob = w.files().get(path)
-                data = w.read(path) if blob else None
-                if blob and data is not None:
+                cached = bool(blob) and (blob in self._held or self.store.has_blob(blob))
+                data = w.read(path) if blob and not cached else None
+                if data is not None:
                     self._hold(blob, data)
+                if cached or data is not None:
                     detail = "pin blob unknown (not in pins.lock); served from the pinned release"
-                    return SourceFile(**base, status=Status.RELEASE, blob=blob, provider=w.label,
-                                      reason=detail, detail=detail)
+                    return SourceFile(**base, status=Status.RELEASE, blob=blob,
+                                      provider=w.label, reason=detail, detail=detail)
         if pres.state is Presence.NOT_IN_RELEASE:
             detail = pres.message()
             return SourceFile(**base, status=Status.UNAVAILABLE, presence=pres.state,
