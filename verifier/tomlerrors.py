@@ -30,13 +30,22 @@ def _too_deep(data: Any, limit: int = MAX_DEPTH) -> tuple[Any, ...] | None:
     return None
 
 
-def read_toml(path: Path) -> tuple[dict[str, Any], str]:
+def read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError("file not found", file=str(path)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read: {exc}", file=str(path)) from None
+
+
+def read_toml(path: Path) -> tuple[dict[str, Any], str]:
+    text = read_text(path)
+    return parse_toml(text, path), text
+
+
+def parse_toml(text: str, path: Path) -> dict[str, Any]:
+    """`text` (read from `path`) as TOML; ConfigError naming file and line otherwise."""
     try:
         data = tomllib.loads(text)
     except RecursionError:
@@ -55,7 +64,7 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
         raise ConfigError(f"values nested too deeply (more than {MAX_DEPTH} levels are refused)",
                           file=str(path), line=locate_key(text, keys[:2]) if keys else None,
                           key=".".join(str(k) for k in keys[:3]) or None)
-    return data, text
+    return data
 
 
 def locate_key(text: str, loc: tuple[Any, ...]) -> int | None:

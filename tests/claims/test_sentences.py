@@ -118,3 +118,17 @@ def test_rebind_binds_the_sentence_check_locates(sx):
     rebind(sx.project, None)
     r = sx.check(c)["c3"]
     assert r.verdict.value == "verified", r.message
+
+
+@pytest.mark.parametrize("fragment, text", [
+    ("a b", "a b a  b a\nb"), ("a b", "xa by"), ("aa aa", "aa aa aa aa"),
+    ("步长 `dt`", "步长\u3000`dt` 与 步长\n`dt`"), ("x", ""), ("  ", "a"),
+    ("a\tb", "a\u2028b a\u00a0b ab")])
+def test_occurrences_counts_as_the_whitespace_regex_does(fragment, text):
+    import re
+
+    from verifier.claims.check import occurrences
+
+    words = fragment.split()
+    want = len(re.findall(r"\s+".join(re.escape(w) for w in words), text)) if words else 0
+    assert occurrences(fragment, text) == want

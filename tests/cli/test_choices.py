@@ -70,10 +70,18 @@ def test_check_kind_typo_never_exits_0_with_no_claims(cli, proj):
 
 
 def test_a_valid_kind_filters(cli, proj):
-    code, out, _ = cli(*proj.args("check", "--kind", "enum"))
+    code, out, _ = cli(*proj.args("check", "--kind", "enum", "--all"))
     assert code == 0
     assert "max-value" in out and "step-exists" not in out
     assert out.rstrip().splitlines()[-1].startswith("checked 1 claim about")
+
+
+def test_text_lists_only_claims_that_need_a_look_unless_all(cli, proj):
+    code, out, _ = cli(*proj.args("check"))
+    assert code == 0 and "max-value" not in out and "step-exists" not in out
+    assert out.rstrip().splitlines()[-1].startswith("checked 2 claims about")
+    code, out, _ = cli(*proj.args("check", "--all"))
+    assert "max-value" in out and "step-exists" in out
 
 
 @pytest.mark.parametrize("argv", [["check", "--sample", "-5", "--runtime", "sample"],
@@ -98,3 +106,28 @@ def test_text_is_the_default_format_and_accepted_by_name(cli, proj, argv):
 def test_unknown_command_suggests(cli):
     code, _, err = cli("chek")
     assert code == 2 and "did you mean 'check'?" in err
+
+
+def test_many_unavailable_claims_of_one_reason_are_one_line(monkeypatch, capsys):
+    from types import SimpleNamespace
+
+    from verifier.cli import render
+    from verifier.results import ClaimResult, Verdict
+
+    def claim(i, verdict, message):
+        return ClaimResult(id=f"c/l/{i}", lesson="docs/l.md", line=i, upstream="u",
+                           kind="runtime", verdict=verdict, expected=1, message=message,
+                           course="c")
+    claims = [claim(i, Verdict.UNAVAILABLE, "runtime-only claim") for i in range(8)]
+    claims += [claim(20, Verdict.UNAVAILABLE, "file not at the pin"),
+               claim(21, Verdict.DIVERGED, None), claim(22, Verdict.VERIFIED, None)]
+    run = SimpleNamespace(report=SimpleNamespace(claims=claims, lessons=[]))
+    monkeypatch.setattr(render, "lesson_paths", lambda result: {})
+    render.claims_list(run)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("c/docs/l.md:20: unavailable runtime c/l/20: file not at")
+    assert lines[1].startswith("c/docs/l.md:21: diverged runtime c/l/21: expected 1")
+    assert lines[2].startswith("8 claims unavailable: runtime-only claim (e.g. c/l/0, c/l/1")
+    assert lines[3] == "1 verified claim not listed (--all lists them)" and len(lines) == 4
+    render.claims_list(run, every=True)
+    assert len(capsys.readouterr().out.strip().splitlines()) == 11

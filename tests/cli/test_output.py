@@ -41,10 +41,10 @@ def test_paths_outside_the_current_directory_are_absolute(cli, with_error, monke
     assert os.path.isabs(path) and Path(path).is_file()
 
 
-def test_check_table_names_the_lesson_file(cli, proj, monkeypatch):
+def test_check_lines_name_the_lesson_file(cli, proj, monkeypatch):
     monkeypatch.chdir(proj.root)
-    _, out, _ = cli(*proj.args("check"))
-    assert "course-a/docs/intro.md:5" in out
+    _, out, _ = cli(*proj.args("check", "--all"))
+    assert "course-a/docs/intro.md:5: verified" in out
 
 
 def test_results_on_stdout_notes_on_stderr(cli, with_error, monkeypatch):

@@ -135,3 +135,11 @@ def test_deeply_nested_toml_is_a_clear_error_1_20_2_28(project_dir, capsys, monk
     err = capsys.readouterr().err
     assert code == 2, err
     assert f.name in err and "nested too deeply" in err
+
+
+def test_check_text_lists_the_diverged_claim_and_counts_the_verified(project_dir, capsys):
+    code = main(["check", "--pins", str(project_dir / "pins.toml"), "--cache",
+                 str(project_dir / "cache"), "--runtime", "all"])
+    out = capsys.readouterr().out
+    assert code == 1 and "gain-two" in out and "quarter-turn" not in out
+    assert "1 verified claim not listed (--all lists them)" in out

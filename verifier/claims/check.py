@@ -24,6 +24,7 @@ import dataclasses
 import os
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from verifier.claims import kinds as _kinds  # noqa: F401  (registers every kind)
@@ -41,11 +42,19 @@ if TYPE_CHECKING:
     from verifier.project import LessonDoc, Project
 
 
+@lru_cache(maxsize=64)
+def _squashed(text: str) -> str:
+    return " ".join(text.split())
+
+
 def occurrences(fragment: str, text: str) -> int:
+    """How often the fragment's words occur in `text` with any whitespace between them
+    (non-overlapping): counted in the text with its whitespace runs squashed, which
+    is the same count as matching `w1\\s+w2...` (both split on Unicode whitespace)."""
     words = fragment.split()
     if not words:
         return 0
-    return len(re.findall(r"\s+".join(re.escape(w) for w in words), text))
+    return _squashed(text).count(" ".join(words))
 
 
 def _result(lc: LoadedClaim, line: int | None, verdict: Verdict, *, actual=None,
@@ -124,7 +133,7 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
     if lc.upstream not in project.pins.upstream:
         return _error(lc, line, f"unknown upstream {lc.upstream!r} (pins.toml has: "
                                 f"{', '.join(sorted(project.pins.upstream))})")
-    sentence = sentence_of(lesson.text, c.fragment, line)
+    sentence = sentence_of(lesson.text, c.fragment, line, store=project.store)
     rebound = _binding_note(lc, sentence, bindings)
     ctx = CheckContext(project=project, upstream=project.pins.get(lc.upstream),
                        notation=Tracker(lc.notation))

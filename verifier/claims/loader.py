@@ -22,7 +22,9 @@ from pydantic import ValidationError
 from verifier.claims.model import Claim, ClaimFile
 from verifier.claims.notation import NOTATION_FILE, Notation, load_course_notation, parse_table
 from verifier.errors import ConfigError
-from verifier.tomlerrors import read_toml, validate
+from verifier.codeversion import code_version
+from verifier.gitblob import blob_sha
+from verifier.tomlerrors import parse_toml, read_text, validate
 
 if TYPE_CHECKING:
     from verifier.project import LessonDoc, Project
@@ -106,8 +108,29 @@ def _shown(project: "Project", path: Path) -> str:
         return str(path)
 
 
+def _read_claims(project: "Project", path: Path) -> tuple[dict, str]:
+    """A claim file's TOML: parsed once per text (the fact cache keeps the parse by the
+    text's blob; tomllib costs ~0.2 s for the course's 1,800 claims)."""
+    from verifier.facts.cache import fact_cache
+
+    text = read_text(path)
+    fc = fact_cache(project.store)
+    blob = blob_sha(text.encode("utf-8"))
+    version = code_version("verifier.tomlerrors")
+    hit = fc.get("claim-toml", version, blob) if fc.enabled else None
+    if isinstance(hit, dict):
+        return hit, text
+    data = parse_toml(text, path)
+    if fc.enabled:
+        try:
+            fc.put("claim-toml", version, blob, data)
+        except TypeError:
+            pass        # a TOML date-time: not plain data, parsed again next time
+    return data, text
+
+
 def load_file(project: "Project", course: str, path: Path) -> list[LoadedClaim]:
-    data, text = read_toml(path)
+    data, text = _read_claims(project, path)
     raw_claims = data.get("claim", [])
     if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
         raise ConfigError("`claim` must be an array of tables ([[claim]])", file=str(path),

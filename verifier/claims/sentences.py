@@ -18,13 +18,18 @@ a code block) binds its source line(s).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier.errors import ConfigError
+
+if TYPE_CHECKING:
+    from verifier.cache import Store
 
 LOCK_NAME = "claims.lock"
 SCHEMA = 1
@@ -42,11 +47,12 @@ def _plain_fragment(fragment: str) -> str:
 
 
 @lru_cache(maxsize=128)
-def _blocks(text: str) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """Per block: its sentences (plain text, line), in order."""
-    from verifier.lessons.model import parse_lesson
+def _blocks(text: str, store: "Store | None" = None) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Per block: its sentences (plain text, line), in order. With a `store`, the lesson
+    model comes from its cache (markdown-it once per lesson text, `lessons/cache.py`)."""
+    from verifier.lessons.cache import load_lesson
 
-    lesson = parse_lesson(text)
+    lesson = load_lesson(text, store)
     out: dict[int, list[tuple[str, int]]] = {}
     glue: set[int] = set()
     for s in lesson.sentences:
@@ -58,6 +64,31 @@ def _blocks(text: str) -> tuple[tuple[tuple[str, int], ...], ...]:
             row.append((t, s.line))
         (glue.add if t.endswith((";", "；")) else glue.discard)(s.block)
     return tuple(tuple(v) for _, v in sorted(out.items()))
+
+
+_BLOCK_SEP = "\x00"     # between blocks in `_joined`: never in a fragment's plain text
+
+
+@lru_cache(maxsize=128)
+def _joined(text: str, store: "Store | None" = None
+            ) -> tuple[str, tuple[tuple[int, int, int, str], ...]]:
+    """Every block's sentences joined by spaces, the blocks joined by `_BLOCK_SEP`, and
+    each sentence's (start, end, line, text) in that string: one search per claim."""
+    parts: list[str] = []
+    spans: list[tuple[int, int, int, str]] = []
+    pos = 0
+    for sentences in _blocks(text, store):
+        if parts:
+            parts.append(_BLOCK_SEP)
+            pos += 1
+        for i, (sent, ln) in enumerate(sentences):
+            if i:
+                parts.append(" ")
+                pos += 1
+            spans.append((pos, pos + len(sent), ln, sent))
+            parts.append(sent)
+            pos += len(sent)
+    return "".join(parts), tuple(spans)
 
 
 def _find(fragment: str, text: str) -> tuple[int, int] | None:
@@ -79,25 +110,26 @@ def locate(fragment: str, text: str) -> int | None:
     return text.count("\n", 0, at[0]) + 1 if at else None
 
 
-def sentence_of(text: str, fragment: str, line: int | None = None) -> str | None:
+def sentence_of(text: str, fragment: str, line: int | None = None, *,
+                store: "Store | None" = None) -> str | None:
     """The whole sentence(s) of `text` (a lesson) that hold `fragment`, or None when
     the fragment is not in the lesson. Prefers the occurrence on `line`."""
     want = _plain_fragment(fragment)
     if not want:
         return None
     hits: list[tuple[int, str]] = []
-    for sentences in _blocks(text):
-        joined = ""
-        spans = []
-        for s, ln in sentences:
-            if joined:
-                joined += " "
-            spans.append((len(joined), len(joined) + len(s), ln, s))
-            joined += s
+    if _BLOCK_SEP not in want:
+        joined, spans = _joined(text, store)
+        starts = [sp[0] for sp in spans]
         start = joined.find(want)
-        while start >= 0:
+        while start >= 0:       # the sentences the occurrence overlaps (never two blocks)
             end = start + len(want)
-            covered = [sp for sp in spans if sp[0] < end and sp[1] > start]
+            i = max(bisect.bisect_right(starts, start) - 1, 0)
+            covered = []
+            while i < len(spans) and spans[i][0] < end:
+                if spans[i][1] > start:
+                    covered.append(spans[i])
+                i += 1
             if covered:
                 hits.append((covered[0][2], " ".join(sp[3] for sp in covered)))
             start = joined.find(want, start + 1)
@@ -227,7 +259,8 @@ def rebind(project, ids: list[str] | None) -> list[Rebound]:
         # (markup kept: "`margin`" is not the earlier plain word "margin")
         line = locate(lc.claim.fragment, text) if text is not None and lc.claim.fragment \
             else None
-        sentence = sentence_of(text, lc.claim.fragment, line) if line is not None else None
+        sentence = sentence_of(text, lc.claim.fragment, line, store=project.store) \
+            if line is not None else None
         if sentence is None:
             problems.append(f"{lc.gid} ({lc.where}): fragment {lc.claim.fragment!r} is not in "
                             f"{lc.course}/{lc.lesson}")

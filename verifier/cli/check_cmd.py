@@ -47,6 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="only claims of this kind (repeatable)")
     add_format(p, formats(), help_extra="; json is the claims interface, the others are "
                "record formats")
+    p.add_argument("--all", action="store_true", dest="every",
+                   help="text: list every claim (default: those not verified, and drafts)")
     add_runtime(p)
 
 
@@ -67,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format != TEXT:
         render.print_record(report, args.format)
     else:
-        render.claims_table(result)
+        render.claims_list(result, every=args.every)
         if report.findings:          # the claim files' own warnings (notation-unused)
             render.findings_list(result, project.root)
     render.final(check_line(report), machine=args.format != TEXT)

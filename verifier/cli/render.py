@@ -76,23 +76,45 @@ def claims_json(result: "Run") -> dict:
     return doc
 
 
-def claims_table(result: "Run") -> None:
+COLLAPSE = 5   # more unavailable claims than this with one reason: one line for all
+
+
+def claims_list(result: "Run", *, every: bool = False) -> None:
+    """One line per claim that needs a look (every verdict but `verified`, and drafts):
+    `lesson:line: verdict kind id: detail`. Unavailable claims sharing one reason are
+    one line when there are more than `COLLAPSE` (`--runtime none` leaves every
+    runtime-only claim unavailable for the same reason). `every`: every claim, one line
+    each. What is left out is counted."""
     report = result.report
     paths = lesson_paths(result)
-    rows = []
-    for c in report.claims:
+    shown = [c for c in report.claims if every or c.verdict is not Verdict.VERIFIED or c.draft]
+    hidden = len(report.claims) - len(shown)
+    by_reason: dict[str, list] = {}
+    for c in shown:
+        if c.verdict is Verdict.UNAVAILABLE and not c.draft and not every:
+            by_reason.setdefault(c.message or "", []).append(c)
+    collapsed = {r for r, cs in by_reason.items() if len(cs) > COLLAPSE}
+    for c in shown:
+        if c.verdict is Verdict.UNAVAILABLE and (c.message or "") in collapsed and not c.draft \
+                and not every:
+            continue
         detail = c.message or ""
         if c.verdict is Verdict.DIVERGED:
             detail = f"expected {c.expected!r}, actual {c.actual!r}" + (f"; {detail}"
                                                                          if detail else "")
         if c.runtime is not None:
             detail += f" (runtime: {c.runtime.status})"
-        verdict = o.text((c.verdict.value, VERDICT_STYLE[c.verdict.value]))
-        if c.draft:
-            verdict.append(" (draft, unreviewed)", style="yellow")
-        rows.append([c.id, where(paths, c.course, c.lesson, c.line), c.kind, verdict, detail])
-    o.show(o.table(f"{o.plural(len(rows), 'claim')}", ["claim", "lesson", "kind", "verdict",
-                                                        "detail"], rows))
+        draft = [(" (draft, unreviewed)", "yellow")] if c.draft else []
+        o.say((where(paths, c.course, c.lesson, c.line), ""), ": ",
+              (c.verdict.value, VERDICT_STYLE[c.verdict.value]), *draft,
+              f" {c.kind} {c.id}" + (f": {detail}" if detail else ""))
+    for reason in sorted(collapsed, key=lambda r: (-len(by_reason[r]), r)):
+        cs = by_reason[reason]
+        o.say((f"{len(cs):,} claims", ""), " ", ("unavailable", VERDICT_STYLE["unavailable"]),
+              f": {reason or 'no reason given'} (e.g. {cs[0].id}, {cs[1].id}, …; --all lists "
+              "them)")
+    if hidden:
+        o.say(f"{o.plural(hidden, 'verified claim')} not listed (--all lists them)")
 
 
 def findings_list(result: "Run", root, *, info: bool = False) -> None:
