@@ -118,6 +118,33 @@ def test_mirror_lacking_commit_serves_only_identical_blobs(tmp_path, monkeypatch
     assert "lacks commit" in changed.detail
 
 
+def test_enumerating_known_paths_never_tries_the_network(tmp_path, monkeypatch, upstream):
+    """A warm run whose needed files are cached: listing what exists (a symbol index over
+    every known file) opens only local providers; a needed file that is missing is
+    what may try the remote."""
+    from verifier.sources.providers import Providers
+
+    snapshot = make_git_repo(tmp_path / "snapshot", {"src/thing.c": C_FILE})
+    lock = tmp_path / "sources.json"
+    lock.write_text(json.dumps({"upstream": "x/demo", "commit": upstream.head, "files": [
+        {"path": "src/thing.c", "git_blob": upstream.blob("src/thing.c")}]}))
+    spec = UpstreamSpec("https://github.invalid/x/demo", upstream.head)
+    project = _project(tmp_path, monkeypatch, spec, VERIFIER_MIRRORS=f"demo={snapshot.path}")
+    project.lock = import_manifest(project.lock, project.pins, lock)[0]
+    project._layer = None
+    opened: list[str] = []
+    monkeypatch.setattr(Providers, "_open_git", lambda self, st: opened.append(st.up.name))
+    assert project.sources.resolve("demo", "src/thing.c").status is Status.PINNED
+    opened.clear()
+    project._layer = None                       # a second, warm run of the same project
+    layer = project.sources
+    paths = layer.known_paths("demo")
+    files = layer.resolve_many([("demo", p) for p in paths + ["src/other.c"]], needed=False)
+    assert "src/thing.c" in paths and files[0].status is Status.PINNED and opened == []
+    assert layer.resolve("demo", "src/other.c").status is Status.UNAVAILABLE
+    assert opened == ["demo"]                   # needed and missing: the remote is tried
+
+
 def test_wheel_release_pinned_and_mismatch(tmp_path, monkeypatch, upstream):
     whl = make_wheel(tmp_path / "dist", "demo", "1.0.0", {
         "demo/api.py": PY_FILE,                      # identical to the pin

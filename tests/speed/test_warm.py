@@ -185,11 +185,11 @@ def test_memo_is_not_used_when_a_dependency_changed(tmp_path, monkeypatch, two_f
 
     orig = SourceLayer._resolve
 
-    def resolve(self, upstream, path):
+    def resolve(self, upstream, path, **kw):
         if path == "src/engine/sx_forward.c":
             return SourceFile(upstream=upstream, path=path, status=Status.UNAVAILABLE,
                               detail="gone for this test")
-        return orig(self, upstream, path)
+        return orig(self, upstream, path, **kw)
 
     monkeypatch.setattr(SourceLayer, "_resolve", resolve)
     p = load_project(s.root / "pins.toml")

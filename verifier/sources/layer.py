@@ -29,44 +29,25 @@ commit the upstream lacks, cache repairs — is data: `notices()`."""
 from __future__ import annotations
 
 import difflib
-import hashlib
 import posixpath
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from verifier.cache import Store
 from verifier.config import UserConfig
-from verifier.errors import AcquisitionError
 from verifier.gitblob import blob_sha
 from verifier.pins import Lock, Pins, Upstream
-from verifier.sources.gitstore import CommitUnknown, GitRepo, PartialClone, is_local, local_path
+from verifier.sources.gitstore import PartialClone
 from verifier.sources.models import Notice, PathPresence, Presence, SourceFile, Status
 from verifier.sources.notices import collect
+from verifier.sources.providers import Providers, UpstreamState
 from verifier.sources.wheel import WheelSource
 
 Notify = Callable[[str], None]
 HOLD_BYTES = 96 << 20
 
 
-class _UpstreamState:
-    """Per-upstream, per-run state: trees, git handles, wheels, what happened."""
-
-    def __init__(self, up: Upstream) -> None:
-        self.up = up
-        self.tree: dict[str, str] | None = None      # path -> blob at the pin
-        self.tree_from: str | None = None            # provider label that gave the tree
-        self.pin_repo: GitRepo | None = None         # a repo that holds the pin's objects
-        self.pin_label: str | None = None
-        self.object_stores: list[tuple[str, GitRepo]] = []
-        self.wheels: list[WheelSource] = []
-        self.local_done = False                      # cached tree looked at
-        self.providers_done = False                  # git / mirrors / object stores opened
-        self.notes: list[str] = []                   # provider failures (also in details)
-        self.notices: list[Notice] = []
-        self.gaps: dict[str, Status] = {}            # needed paths without a pin blob
-
-
-class SourceLayer:
+class SourceLayer(Providers):
     def __init__(self, pins: Pins, lock: Lock, config: UserConfig, store: Store,
                  notify: Notify | None = None) -> None:
         self.pins = pins
@@ -74,8 +55,9 @@ class SourceLayer:
         self.config = config
         self.store = store
         self.notify = notify or (lambda msg: None)
-        self._state: dict[str, _UpstreamState] = {}
+        self._state: dict[str, UpstreamState] = {}
         self._resolved: dict[tuple[str, str], SourceFile] = {}
+        self._local_only: set[tuple[str, str]] = set()   # resolved without trying the network
         self._indexes: dict[str, dict] = {}          # upstream -> cached provenance index
         self._index_dirty: set[str] = set()
         self._held: dict[str, bytes] = {}
@@ -95,10 +77,10 @@ class SourceLayer:
                 message=f"a mirror is configured for {name!r}, which is no upstream in "
                         f"pins.toml{hint}; it is not used"))
 
-    def _st(self, name: str) -> _UpstreamState:
+    def _st(self, name: str) -> UpstreamState:
         if name not in self._state:
             up = self.pins.get(name)
-            st = _UpstreamState(up)
+            st = UpstreamState(up)
             st.wheels = [WheelSource(self.store, w, offline=self.config.offline,
                                      index_url=self.config.index_url,
                                      timeout=self.config.download_timeout, notify=self.notify)
@@ -106,7 +88,7 @@ class SourceLayer:
             self._state[name] = st
         return self._state[name]
 
-    def _note(self, st: _UpstreamState, msg: str, code: str = "provider-failed",
+    def _note(self, st: UpstreamState, msg: str, code: str = "provider-failed",
               severity: str = "info") -> None:
         st.notes.append(msg)
         st.notices.append(Notice(severity=severity, code=code,  # type: ignore[arg-type]
@@ -154,7 +136,7 @@ class SourceLayer:
         return data
 
     # ------------------------------------------------------------------ identity
-    def _local_identity(self, st: _UpstreamState) -> None:
+    def _local_identity(self, st: UpstreamState) -> None:
         """The pin's tree as cached by an earlier run (no git, no network), if the kind of
         provider that read it is configured."""
         if st.local_done:
@@ -170,141 +152,15 @@ class SourceLayer:
             st.tree = dict(cached["files"])
             st.tree_from = cached.get("from")
 
-    def _identity(self, st: _UpstreamState, path: str) -> tuple[str | None, str | None]:
+    def _identity(self, st: UpstreamState, path: str, *, remote: bool = True
+                  ) -> tuple[str | None, str | None]:
         self._local_identity(st)
         if self.config.refresh or (st.tree is None and not self.lock.blob(st.up, path)):
-            self._open_providers(st)   # nothing local names this path's pin blob
+            self._open_providers(st, remote=remote)   # nothing local names its pin blob
         if st.tree is not None:
             return st.tree.get(path), "git-tree"
         blob = self.lock.blob(st.up, path)
         return (blob, "lock") if blob else (None, None)
-
-    # ------------------------------------------------------------------ providers
-    def _open_providers(self, st: _UpstreamState) -> None:
-        """Open git, mirrors and object stores for this upstream, once per run."""
-        if st.providers_done:
-            return
-        st.providers_done = True
-        order = self.config.providers
-        if "git" in order:
-            self._open_git(st)
-        if "mirror" in order or "objects" in order:
-            self._open_mirrors(st)
-
-    def _adopt_pin_repo(self, st: _UpstreamState, repo: GitRepo, label: str) -> None:
-        if st.pin_repo is not None:
-            return
-        try:
-            tree = repo.tree(st.up.commit)
-        except AcquisitionError as exc:
-            self._note(st, f"{st.up.name}: {label}: {exc.message}")
-            return
-        st.pin_repo, st.pin_label = repo, label
-        st.tree, st.tree_from = tree, label
-        self.store.write_json(self._tree_cache_path(st.up),
-                              {"commit": st.up.commit, "from": label, "files": tree})
-
-    def _clone(self, st: _UpstreamState, clone_dir: Path, url: str, lock: str,
-               label: str) -> PartialClone | None:
-        """A partial clone holding the pin (constructed and fetched under the lock), or None.
-        The remote is contacted only when the clone lacks the pin, or under `refresh`."""
-        up = st.up
-        exists = (clone_dir / "HEAD").exists()
-        if not exists and (self.config.offline or url in self._dead):
-            return None
-        try:
-            with self.store.lock(lock):
-                clone = PartialClone(clone_dir, url, self.config.git_timeout)
-                have = clone.has_commit(up.commit)
-                if have and not self.config.refresh:
-                    return clone
-                if self.config.offline or url in self._dead:
-                    if have:
-                        return clone
-                    clone.close()
-                    return None
-                try:
-                    clone.ensure_commit(up.commit, refresh=self.config.refresh)
-                except AcquisitionError as exc:
-                    self._remote_failed(st, url, exc)
-                    if have:
-                        return clone
-                    clone.close()
-                    return None
-                return clone
-        except AcquisitionError as exc:
-            self._remote_failed(st, url, exc)
-        except OSError as exc:
-            self._dead[url] = str(exc)
-            self._note(st, f"{up.name}: {label}: cannot use the clone in {clone_dir}: {exc}; "
-                           "falling back to other providers")
-        return None
-
-    def _remote_failed(self, st: _UpstreamState, url: str, exc: AcquisitionError) -> None:
-        up = st.up
-        self._dead[url] = exc.message
-        if isinstance(exc, CommitUnknown):
-            self._note(st, f"{up.name}: {url} does not have the pinned commit {up.commit} "
-                           f"({exc.message}); pins.toml pins a commit its upstream lacks",
-                       code="commit-unknown", severity="warning")
-        else:
-            self._note(st, f"{up.name}: {exc.message}; falling back to other providers")
-
-    def _open_git(self, st: _UpstreamState) -> None:
-        up = st.up
-        clone_dir = self.store.upstream_clone(up.slug)
-        clone = self._clone(st, clone_dir, up.repo, f"git-{up.slug}", f"git:{up.repo}")
-        if clone is not None:
-            self._adopt_pin_repo(st, clone, f"git:{up.repo}")
-
-    def _open_mirrors(self, st: _UpstreamState) -> None:
-        up = st.up
-        for where in self.config.mirrors.get(up.name, []):
-            label = f"mirror:{where}"
-            if is_local(where):
-                if not local_path(where).exists():
-                    self._note(st, f"{up.name}: mirror {where}: mirror path {where} does not "
-                                   "exist")
-                    continue
-                try:
-                    repo = GitRepo(local_path(where), self.config.git_timeout)
-                except AcquisitionError as exc:
-                    self._note(st, f"{up.name}: mirror {where}: {exc.message}")
-                    continue
-                if repo.has_commit(up.commit):
-                    self._adopt_pin_repo(st, repo, label)
-                else:
-                    self._note(st, f"{up.name}: mirror {where} lacks commit {up.short}; "
-                                   "using it only for blob lookup", code="mirror-lacks-commit")
-                st.object_stores.append((label, repo))
-                continue
-            if self.config.offline:
-                continue
-            key = hashlib.sha1(where.encode()).hexdigest()[:12]
-            clone = self._clone(st, self.store.path("git", f"mirror-{key}.git"), where,
-                                f"mirror-{key}", label)
-            if clone is not None:
-                self._adopt_pin_repo(st, clone, label)
-        if "objects" in self.config.providers:
-            for where in self.config.objects:
-                try:
-                    st.object_stores.append((f"objects:{where}",
-                                             GitRepo(local_path(where), self.config.git_timeout)))
-                except AcquisitionError as exc:
-                    self._note(st, f"{up.name}: object store {where}: {exc.message}")
-
-    def _fetch_blobs(self, st: _UpstreamState, blobs: list[str]) -> None:
-        """Explicit, bounded fetch of blobs a partial clone lacks (never a lazy fetch)."""
-        repo = st.pin_repo
-        if not blobs or self.config.offline or not isinstance(repo, PartialClone):
-            return
-        if repo.url in self._dead:
-            return
-        try:
-            repo.prefetch(sorted(set(blobs)))
-        except AcquisitionError as exc:
-            self._dead[repo.url] = exc.message
-            self._note(st, f"{st.up.name}: {exc.message}")
 
     # ------------------------------------------------------------------ public
     def resolve(self, upstream: str, path: str, *, needed: bool = True) -> SourceFile:
@@ -313,9 +169,12 @@ class SourceLayer:
         are not reported as identity gaps."""
         key = (upstream, path)
         sf = self._resolved.get(key)
+        if sf is not None and needed and key in self._local_only:
+            sf = None      # resolved for a bulk read without the network: now it is needed
         if sf is None:
-            sf = self._resolve(upstream, path)
+            sf = self._resolve(upstream, path, remote=needed)
             self._resolved[key] = sf
+            (self._local_only.discard if needed else self._local_only.add)(key)
             if sf.status.usable and not sf.cached:
                 self._index_dirty.add(upstream)
         if needed and sf.expected_blob is None and sf.presence is not Presence.ABSENT:
@@ -331,7 +190,7 @@ class SourceLayer:
         for u, p in items:
             by_up.setdefault(u, []).append(p)
         for u, paths in by_up.items():
-            self.prefetch(u, paths)
+            self.prefetch(u, paths, needed=needed)
         out = [self.resolve(u, p, needed=needed) for u, p in items]
         self.save_index()
         return out
@@ -348,24 +207,26 @@ class SourceLayer:
         """Repo paths the upstream's pinned wheels map (downloading them if needed)."""
         return {p for w in self._st(upstream).wheels for p in w.files()}
 
-    def prefetch(self, upstream: str, paths: list[str]) -> None:
-        """One round trip for all blobs a partial clone lacks (nothing when all are cached)."""
+    def prefetch(self, upstream: str, paths: list[str], *, needed: bool = True) -> None:
+        """One round trip for all blobs a partial clone lacks (nothing when all are cached);
+        `needed=False`: a pin blob that nothing local knows is not sought on the network."""
         st = self._st(upstream)
         if self.config.offline:
             return
         wanted = []
         for p in paths:
-            blob, _ = self._identity(st, p)
+            blob, _ = self._identity(st, p, remote=needed)
             if blob and not self.store.has_blob(blob) and blob not in self._held:
                 wanted.append(blob)
         if wanted:
             self._open_providers(st)
             self._fetch_blobs(st, wanted)
 
-    def _resolve(self, upstream: str, path: str, *, again: bool = False) -> SourceFile:
+    def _resolve(self, upstream: str, path: str, *, again: bool = False,
+                 remote: bool = True) -> SourceFile:
         st = self._st(upstream)
         up = st.up
-        expected, identity = self._identity(st, path)
+        expected, identity = self._identity(st, path, remote=remote)
         if expected and not again:
             data = self._bytes(expected)
             if data is not None:    # verified bytes at the pin's blob: no provider needed
@@ -380,7 +241,7 @@ class SourceLayer:
             return self._acquire(st, path, expected, identity)
         return self._unknown_blob(st, path)
 
-    def _acquire(self, st: _UpstreamState, path: str, expected: str,
+    def _acquire(self, st: UpstreamState, path: str, expected: str,
                  identity: str | None) -> SourceFile:
         up = st.up
         base = {"upstream": up.name, "path": path, "expected_blob": expected, "identity": identity}
@@ -405,7 +266,7 @@ class SourceLayer:
         reason, detail = self._why(st, expected)
         return SourceFile(**base, status=Status.UNAVAILABLE, reason=reason, detail=detail)
 
-    def _unknown_blob(self, st: _UpstreamState, path: str) -> SourceFile:
+    def _unknown_blob(self, st: UpstreamState, path: str) -> SourceFile:
         """The pin's blob for `path` is unknown: absent at the pin, or the release serves it."""
         up = st.up
         base = {"upstream": up.name, "path": path, "expected_blob": None, "identity": None}
@@ -437,7 +298,7 @@ class SourceLayer:
         reason, detail = self._why(st, None)
         return SourceFile(**base, status=Status.UNAVAILABLE, reason=reason, detail=detail)
 
-    def _candidates(self, st: _UpstreamState, prov: str, path: str, expected: str):
+    def _candidates(self, st: UpstreamState, prov: str, path: str, expected: str):
         if prov in ("git", "mirror") and st.pin_repo is not None and st.pin_label:
             is_mirror = st.pin_label.startswith("mirror:")
             if (prov == "mirror") == is_mirror:
@@ -455,7 +316,7 @@ class SourceLayer:
                 if data is not None:
                     yield label.replace("mirror:", "objects:", 1), data
 
-    def _why(self, st: _UpstreamState, expected: str | None) -> tuple[str, str]:
+    def _why(self, st: UpstreamState, expected: str | None) -> tuple[str, str]:
         """(reason, detail) of an unavailable file: the reason in stable wording (records),
         the detail with this run's provider failures added (also in `notes()`)."""
         parts = []
@@ -481,7 +342,7 @@ class SourceLayer:
         self._identity(st, path)   # local first; providers only when nothing local knows it
         return self._presence(st, path)
 
-    def _presence(self, st: _UpstreamState, path: str) -> PathPresence:
+    def _presence(self, st: UpstreamState, path: str) -> PathPresence:
         up = st.up
         base = {"upstream": up.name, "path": path}
         if st.tree is not None:
@@ -508,7 +369,7 @@ class SourceLayer:
                                         suggestions=self._suggest(st, path))
         return PathPresence(**base, state=Presence.UNKNOWN, suggestions=self._suggest(st, path))
 
-    def _suggest(self, st: _UpstreamState, path: str) -> list[str]:
+    def _suggest(self, st: UpstreamState, path: str) -> list[str]:
         known = set(st.tree or ()) | set(self.lock.paths(st.up))
         if st.tree is None and "wheel" in self.config.providers:
             for w in st.wheels:
@@ -549,11 +410,14 @@ class SourceLayer:
         return sf, (data.decode("utf-8", errors="replace") if data is not None else None)
 
     def known_paths(self, upstream: str) -> list[str]:
-        """Every path this run can name for the upstream: git tree, lock, wheel maps."""
+        """Every path this run can name for the upstream: git tree, lock, wheel maps.
+        Enumerating needs no network: a tree reached by any earlier run is cached, and
+        only local providers are opened for one (a needed file that is missing opens
+        the remote ones, `_resolve`)."""
         st = self._st(upstream)
         self._local_identity(st)
         if st.tree is None:
-            self._open_providers(st)
+            self._open_providers(st, remote=False)
         paths: set[str] = set(st.tree or {})
         paths.update(self.lock.paths(st.up))
         if st.tree is None and "wheel" in self.config.providers:
