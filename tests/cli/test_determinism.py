@@ -52,8 +52,8 @@ def test_provider_failures_do_not_change_the_record(cited_missing, monkeypatch):
 
     real = SourceLayer._open_mirrors
 
-    def failing_network(self, st):
-        real(self, st)
+    def failing_network(self, st, **kw):
+        real(self, st, **kw)
         self._note(st, f"{st.up.name}: git fetch from {st.up.repo} failed: fatal: unable to "
                        "access: Could not resolve host: github.com; falling back")
     monkeypatch.setattr(SourceLayer, "_open_mirrors", failing_network)
