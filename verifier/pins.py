@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from verifier.errors import ConfigError
-from verifier.tomlerrors import read_toml, validate
+from verifier.tomlerrors import Located, read_toml, validate
 
 SHA40 = re.compile(r"^[0-9a-f]{40}$")
 NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
@@ -211,7 +211,9 @@ class Pins(_Model):
         for cname, course in self.course.items():
             for u in course.upstreams:
                 if u not in self.upstream:
-                    raise ValueError(f"course {cname!r} names unknown upstream {u!r}")
+                    raise Located(("course", cname, "upstreams"),
+                                  f"course {cname!r} names unknown upstream {u!r} (known: "
+                                  f"{', '.join(sorted(self.upstream)) or 'none'})")
         return self
 
     @property

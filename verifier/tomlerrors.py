@@ -57,6 +57,8 @@ def parse_toml(text: str, path: Path) -> dict[str, Any]:
         if line is None:
             m = re.search(r"line (\d+)", str(exc))
             line = int(m.group(1)) if m else None
+        if line is None and "end of document" in str(exc):
+            line = text.count("\n") + (0 if text.endswith("\n") else 1)   # the last line
         raise ConfigError(f"malformed TOML: {msg}", file=str(path), line=line) from None
     loc = _too_deep(data)
     if loc is not None:
@@ -95,6 +97,16 @@ def locate_key(text: str, loc: tuple[Any, ...]) -> int | None:
     return None
 
 
+class Located(ValueError):
+    """A model validator's error about a key other than the one it runs on (a whole-file
+    check such as "this course names an unknown upstream"): `loc` is the key path the
+    message is about, so the error names its line."""
+
+    def __init__(self, loc: tuple[str | int, ...], msg: str) -> None:
+        super().__init__(msg)
+        self.loc, self.msg = loc, msg
+
+
 def validate[M: BaseModel](model: type[M], data: dict[str, Any], path: Path, text: str,
                            context: dict[str, Any] | None = None) -> M:
     try:
@@ -102,8 +114,13 @@ def validate[M: BaseModel](model: type[M], data: dict[str, Any], path: Path, tex
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = tuple(err.get("loc", ()))
-        keypath = ".".join(str(p) for p in loc) or None
         msg = err.get("msg", "invalid value")
+        cause = (err.get("ctx") or {}).get("error")
+        if err.get("type") == "value_error" and isinstance(cause, ValueError):
+            msg = str(cause)              # our own words, without pydantic's "Value error, "
+            if isinstance(cause, Located):
+                loc = (*loc, *cause.loc)
+        keypath = ".".join(str(p) for p in loc) or None
         if err.get("type") == "extra_forbidden":
             msg = "unknown key"
         more = len(exc.errors()) - 1
