@@ -12,6 +12,7 @@ import pytest
 from tests.draft.draft_project import dp  # noqa: F401  (fixture)
 from verifier.claims.check import run_check
 from verifier.draft import draft_lessons, write
+from verifier.draft.fragment import MAX_LEN
 
 
 def _draft(dp):  # noqa: F811
@@ -87,7 +88,7 @@ def test_no_proposal_for_notation_headings_questions_or_versions(dp):  # noqa: F
     # every fragment is unique in the lesson and inside its own sentence's line
     for x in d.proposals:
         assert text.count(x.fragment) == 1, x.fragment
-        assert 3 <= len(x.fragment) <= 80
+        assert 3 <= len(x.fragment) <= MAX_LEN
 
 
 def test_runtime_skeleton_needs_a_person(dp):  # noqa: F811
@@ -170,3 +171,13 @@ def test_a_condition_is_no_default_and_parameters_keep_the_sentence_order(tmp_pa
     write.append(p, d)
     r = next(r for r in run_check(dpx.project()) if r.id.endswith(sig.id))
     assert r.verdict.value == "diverged"
+
+
+def test_a_long_unique_code_span_gives_a_fragment_within_the_limit():
+    from verifier.draft.fragment import choose
+
+    span = "`" + "very_long_identifier_" * 5 + "name`"
+    text = f"前文。\n\n这里 {span} 的默认值是 0。\n\n后文 {span[:30]}。\n"
+    lo = text.index("这里")
+    frag = choose(text, lo, text.index("\n\n", lo), anchor=span.strip("`"))
+    assert frag is not None and len(frag) <= MAX_LEN and text.count(frag) == 1

@@ -24,7 +24,6 @@ import dataclasses
 import os
 import re
 from collections.abc import Callable
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from verifier.claims import kinds as _kinds  # noqa: F401  (registers every kind)
@@ -33,28 +32,14 @@ from verifier.claims import memo
 from verifier.claims.loader import LoadedClaim, claims_root, load_claims
 from verifier.claims.memo import check_claim
 from verifier.claims.notation import NOTATION_FILE, Tracker, unused_findings
-from verifier.claims.sentences import Bindings, load_bindings, locate, sentence_hash, sentence_of
+from verifier.claims.sentences import (Bindings, load_bindings, locate, occurrences,
+                                       sentence_hash, sentence_of)
 from verifier.facts.model import split_symbol
 from verifier.registry import choice_message
 from verifier.results import ClaimResult, Crash, Evidence, Verdict, draft_counts
 
 if TYPE_CHECKING:
     from verifier.project import LessonDoc, Project
-
-
-@lru_cache(maxsize=64)
-def _squashed(text: str) -> str:
-    return " ".join(text.split())
-
-
-def occurrences(fragment: str, text: str) -> int:
-    """How often the fragment's words occur in `text` with any whitespace between them
-    (non-overlapping): counted in the text with its whitespace runs squashed, which
-    is the same count as matching `w1\\s+w2...` (both split on Unicode whitespace)."""
-    words = fragment.split()
-    if not words:
-        return 0
-    return _squashed(text).count(" ".join(words))
 
 
 def _result(lc: LoadedClaim, line: int | None, verdict: Verdict, *, actual=None,

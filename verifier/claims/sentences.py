@@ -91,6 +91,21 @@ def _joined(text: str, store: "Store | None" = None
     return "".join(parts), tuple(spans)
 
 
+@lru_cache(maxsize=64)
+def _squashed(text: str) -> str:
+    return " ".join(text.split())
+
+
+def occurrences(fragment: str, text: str) -> int:
+    """How often the fragment's words occur in `text` with any whitespace between them
+    (non-overlapping): counted in the text with its whitespace runs squashed, which
+    is the same count as matching `w1\\s+w2...` (both split on Unicode whitespace)."""
+    words = fragment.split()
+    if not words:
+        return 0
+    return _squashed(text).count(" ".join(words))
+
+
 def _find(fragment: str, text: str) -> tuple[int, int] | None:
     """Offsets of the first verbatim occurrence of `fragment` (whitespace runs may
     differ, so a fragment may span a wrapped line), or None."""

@@ -10,41 +10,37 @@ from __future__ import annotations
 
 import re
 
+from verifier.claims.sentences import occurrences
+
 MIN_LEN = 3
 MAX_LEN = 60
-
-
-def occurrences(fragment: str, text: str) -> int:
-    words = fragment.split()
-    if not words:
-        return 0
-    return len(re.findall(r"\s+".join(re.escape(w) for w in words), text))
 
 
 def _clean(s: str) -> str:
     return " ".join(s.split())
 
 
+def _unique(frag: str, text: str) -> bool:
+    return len(frag) >= MIN_LEN and "\n\n" not in frag and occurrences(frag, text) == 1
+
+
 def _grow(text: str, a: int, b: int, lo: int, hi: int) -> str | None:
-    """Extend [a, b) inside [lo, hi) until it is unique in `text` (right first)."""
-    b = min(max(b, a + MIN_LEN), hi)
-    for _ in range(2 * MAX_LEN):
+    """The shortest unique piece of text[lo:hi] starting at `a` (at least [a, b) when
+    that fits in `MAX_LEN`), grown right; else the window of at most `MAX_LEN`
+    characters ending at the right end slid left. None when no such piece is unique."""
+    b = min(max(b, a + MIN_LEN), hi, a + MAX_LEN)
+    while True:
         frag = text[a:b].strip()
-        if len(frag) >= MIN_LEN and occurrences(frag, text) == 1 and "\n\n" not in frag:
+        if _unique(frag, text):
             return _clean(frag)
-        if b - a >= MAX_LEN:
+        if b - a >= MAX_LEN or b >= hi:
             break
-        if b < hi:
-            b += 1
-        elif a > lo:
-            a -= 1
-        else:
-            break
-    # right side exhausted: move the start left
-    while a > lo and b - a < MAX_LEN + 20:
+        b += 1
+    while a > lo:               # right side exhausted: slide the window left
         a -= 1
+        b = min(b, a + MAX_LEN)
         frag = text[a:b].strip()
-        if occurrences(frag, text) == 1:
+        if _unique(frag, text):
             return _clean(frag)
     return None
 
