@@ -35,12 +35,15 @@ CREATE TABLE rows(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL
                   path TEXT NOT NULL, line INTEGER NOT NULL, parent TEXT, module TEXT,
                   target TEXT, lang TEXT, qual TEXT NOT NULL, end_ INTEGER,
                   evidence TEXT NOT NULL, producer TEXT NOT NULL);
+"""
+_INDEXES = """
 CREATE INDEX rows_name ON rows(name);
 CREATE INDEX rows_parent ON rows(parent);
 CREATE INDEX rows_module ON rows(module);
 CREATE INDEX rows_path ON rows(path, line);
 """
 _SELECT = "SELECT " + ", ".join(_COLS) + " FROM rows"
+_INSERT = f"INSERT INTO rows(id, {', '.join(_COLS)}) VALUES ({', '.join('?' * (len(_COLS) + 1))})"
 
 
 _SEP, _JSON = "\x1f", "\x00"
@@ -48,24 +51,28 @@ _SEP, _JSON = "\x1f", "\x00"
 
 def _qual_text(qual: tuple[str, ...]) -> str:
     """A qualified name as text: parts joined by the unit separator (JSON, marked, for
-    the parts that would not split back)."""
-    if qual and all(_SEP not in q for q in qual) and not qual[0].startswith(_JSON) \
-            and qual != ("",):
-        return _SEP.join(qual)
-    return _JSON + json.dumps(list(qual)) if qual else ""
+    parts that would not split back: a separator inside a part, a lone empty part, a
+    first part starting with the JSON mark)."""
+    if not qual:
+        return ""
+    text = _SEP.join(qual)
+    if text.count(_SEP) == len(qual) - 1 and text and not text.startswith(_JSON):
+        return text
+    return _JSON + json.dumps(list(qual))
 
 
 def _qual(text: str) -> tuple[str, ...]:
     if not text:
         return ()
-    if text.startswith(_JSON):
+    if text[0] == _JSON:
         return tuple(json.loads(text[1:]))
     return tuple(text.split(_SEP))
 
 
 def _row(r: tuple) -> Symbol:
-    return Symbol(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], _qual(r[8]), r[9], r[10],
-                  r[11])
+    q = r[8]
+    return Symbol(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
+                  tuple(q.split(_SEP)) if q and q[0] != _JSON else _qual(q), r[9], r[10], r[11])
 
 
 def _module_list(index: SymbolIndex) -> list[str]:
@@ -75,28 +82,34 @@ def _module_list(index: SymbolIndex) -> list[str]:
 # --------------------------------------------------------------------------- writing
 
 def dump_index(index: SymbolIndex) -> bytes:
-    """The database bytes of `index`, checked when written: they must read back equal."""
+    """The database bytes of `index`, checked when written: the database must hold
+    exactly the rows and metadata written (read back as stored, without building rows)."""
+    meta = [("format", FORMAT), ("version", str(INDEX_VERSION)),
+            ("index", json.dumps(index.model_dump(mode="json", exclude={"symbols"}),
+                                 sort_keys=True)),
+            ("modules", json.dumps(_module_list(index))), ("count", str(len(index.symbols)))]
+    rows = [(i, s.name, s.kind, s.path, s.line, s.parent, s.module, s.target, s.lang,
+             _qual_text(s.qual), s.end, s.evidence, s.producer)
+            for i, s in enumerate(index.symbols)]
     con = sqlite3.connect(":memory:")
     try:
         con.executescript(_SCHEMA)
-        meta = index.model_dump(mode="json", exclude={"symbols"})
-        con.executemany("INSERT INTO meta VALUES (?, ?)", [
-            ("format", FORMAT), ("version", str(INDEX_VERSION)),
-            ("index", json.dumps(meta, sort_keys=True)),
-            ("modules", json.dumps(_module_list(index))),
-            ("count", str(len(index.symbols)))])
-        con.executemany(f"INSERT INTO rows(id, {', '.join(_COLS)}) VALUES "
-                        f"({', '.join('?' * (len(_COLS) + 1))})",
-                        ((i, s.name, s.kind, s.path, s.line, s.parent, s.module, s.target,
-                          s.lang, _qual_text(s.qual), s.end, s.evidence, s.producer)
-                         for i, s in enumerate(index.symbols)))
+        con.executemany("INSERT INTO meta VALUES (?, ?)", meta)
+        con.executemany(_INSERT, rows)
+        con.executescript(_INDEXES)         # after the rows: one sort per index
         con.commit()
         data = con.serialize()
     finally:
         con.close()
-    back = load_index(data)
-    if back.symbols != index.symbols or back.model_dump(exclude={"symbols"}) != \
-            index.model_dump(exclude={"symbols"}):
+    back = sqlite3.connect(":memory:")
+    try:
+        back.deserialize(data)
+        same = (sorted(back.execute("SELECT key, value FROM meta")) == sorted(meta)
+                and back.execute(f"SELECT id, {', '.join(_COLS)} FROM rows ORDER BY id")
+                .fetchall() == rows)
+    finally:
+        back.close()
+    if not same:
         raise ValueError(f"the index of {index.upstream} does not round-trip")
     return data
 
