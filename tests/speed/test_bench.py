@@ -157,3 +157,12 @@ def test_bytecode_env(tmp_path, monkeypatch):
     env, on = bench.bytecode_env(tmp_path / "pyc")
     assert on and "PYTHONDONTWRITEBYTECODE" not in env
     assert env["PYTHONPYCACHEPREFIX"] == str(tmp_path / "pyc")
+
+
+def test_first_difference_names_the_line():
+    from verifier.bench.common import first_difference
+
+    assert first_difference("verifier lint", b"a\nb\n", b"a\nb\n") is None
+    got = first_difference("verifier check", b"a\nb\nc\n", b"a\nB\nc\n")
+    assert got == "verifier check: output line 2 differs: cold 'b', warm 'B'"
+    assert "end of output" in first_difference("x", b"a\n", b"a\nmore\n")

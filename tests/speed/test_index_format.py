@@ -47,6 +47,7 @@ def _answers(idx: SymbolIndex) -> dict:
         "member": {(c, n): idx.member(c, n) for c in ("C", "mjS", "mjS_", "absent")
                    for n in names},
         "aliases": dict(idx.aliases),
+        "prefix": {p: idx.names_with_prefix(p) for p in ("", "m", "mj", "f", "zz", "\U0010ffff")},
         "defs": {(p, a, b): idx.definitions_in(p, a, b) for p in ("a.c", "a.h", "b.py")
                  for a, b in ((1, 3), (1, 99), (4, 4))},
         "best": {n: idx.best(n) for n in names},

@@ -76,6 +76,16 @@ def scratch_cache(store: "Store"):
         shutil.rmtree(root, ignore_errors=True)
 
 
+def first_difference(command: str, cold: bytes, warm: bytes) -> str | None:
+    """Where a warm output first differs from the cold one (for the record), or None."""
+    if cold == warm:
+        return None
+    a, b = cold.decode(errors="replace").splitlines(), warm.decode(errors="replace").splitlines()
+    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    got = lambda lines: repr(lines[i][:160]) if i < len(lines) else "end of output"  # noqa: E731
+    return f"{command}: output line {i + 1} differs: cold {got(a)}, warm {got(b)}"
+
+
 def cli_run(args: list[str], env: dict[str, str] | None = None) -> tuple[CliRun, bytes]:
     """Run `verifier ARGS` as its own process: wall and CPU time, and its peak RSS
     (`os.wait4` reports the process's own; pool workers it forks are counted in

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier.bench.common import cli_run, median_run, scratch_cache
+from verifier.bench.common import cli_run, first_difference, median_run, scratch_cache
 from verifier.bench.model import CliRun, CourseBench
 
 if TYPE_CHECKING:
@@ -61,7 +61,10 @@ def bench_course(project: "Project", repeat: int = 3, bytecode: bool = False) ->
             for c, prev in zip(cmds, cold_out, strict=True):
                 run, stdout = cli_run([c[0], *base, *c[1:]], env)
                 warm.setdefault(run.command, []).append(run)
-                same = same and stdout == prev
+                diff = first_difference(run.command, prev, stdout)
+                if diff and out.difference is None:
+                    out.difference = diff
+                same = same and diff is None
         out.outputs_identical = same
         out.warm = [median_run(runs) for runs in warm.values()]
         with contextlib.suppress(Exception):

@@ -40,6 +40,7 @@ class CourseBench(BaseModel):
     warm_total_s: float = 0.0
     warm_total_cpu_s: float = 0.0
     outputs_identical: bool | None = None
+    difference: str | None = None         # where a warm output first differed from the cold
     bytecode_cache: bool | None = None    # Python could use cached .pyc files in these runs
     note: str | None = None
 
@@ -55,6 +56,7 @@ class ScalePoint(BaseModel):
     warm: list[CliRun] = Field(default_factory=list)     # medians per command
     warm_runs: int = 0
     outputs_identical: bool | None = None
+    difference: str | None = None                # where a warm output first differed
     verdicts: dict[str, int] = Field(default_factory=dict)   # lint rule:severity, claim:verdict
     verdicts_scale_with_n: bool | None = None    # every count is scale x the scale-1 count
     per_permalink_ms: float | None = None        # marginal warm lint CPU against scale 1
@@ -144,7 +146,8 @@ def evaluate(rep: BenchReport) -> list[Target]:
         t.append(Target(name="warm lint + check", target="< 1.0 s wall (two processes)",
                         measured=f"{c.warm_total_s:.2f} s wall ({c.warm_total_cpu_s:.2f} s CPU)",
                         met=c.warm_total_s < 1.0,
-                        note=None if c.outputs_identical else "cold and warm outputs differ"))
+                        note=None if c.outputs_identical else
+                        f"cold and warm outputs differ ({c.difference})"))
         v = next((r for r in c.warm if r.command == "verifier verify"), None)
         if v is not None:
             t.append(Target(name="warm verify --runtime none", target="< 1.0 s wall",
@@ -221,6 +224,9 @@ def _scale_targets(rep: BenchReport) -> list[Target]:
         if p.scale == 1:
             continue
         note = None if p.verdicts_scale_with_n else "the verdict mix did not scale with N"
+        if p.difference:
+            note = "; ".join(x for x in (note, f"cold and warm outputs differ ({p.difference})")
+                             if x)
         if p.scale == 10:
             t.append(Target(name="--scale 10 warm lint + check", target="< 3 s wall",
                             measured=f"{p.warm_total():.2f} s wall "

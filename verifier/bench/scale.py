@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier.bench.common import cli_run, median_run, scratch_cache
+from verifier.bench.common import cli_run, first_difference, median_run, scratch_cache
 from verifier.bench.model import CliRun, LargeLesson, ScalePoint
 
 if TYPE_CHECKING:
@@ -163,7 +163,10 @@ def measure_scale(project: "Project", n: int, repeat: int = 3, bytecode: bool = 
             for c, prev in zip(cmds, cold_out, strict=True):
                 run, stdout = cli_run([c[0], *base, "--offline", *c[1:]], env)
                 warm.setdefault(run.command, []).append(run)
-                same = same and stdout == prev
+                diff = first_difference(run.command, prev, stdout)
+                if diff and point.difference is None:
+                    point.difference = diff
+                same = same and diff is None
                 _tick(progress)
         point.warm = [median_run(runs) for runs in warm.values()]
         point.outputs_identical = same

@@ -104,7 +104,8 @@ def render(rep: BenchReport) -> None:
         t.add_row("total", _s(c.cold_total_s), "", _s(c.warm_total_s), _s(c.warm_total_cpu_s))
         con.print(t)
         con.print(f"cold and warm outputs identical: {c.outputs_identical}; Python bytecode "
-                  f"cache: {'on' if c.bytecode_cache else 'off (PYTHONDONTWRITEBYTECODE)'}")
+                  f"cache: {'on' if c.bytecode_cache else 'off (PYTHONDONTWRITEBYTECODE)'}"
+                  + (f"; {c.difference}" if c.difference else ""))
     ix = rep.index
     if ix is not None:
         t = Table(title=f"symbol index: {ix.tree} ({ix.files} files, {ix.bytes / 1e6:.1f} MB)")
@@ -170,7 +171,8 @@ def render(rep: BenchReport) -> None:
             con.print(f"scale {pt.scale}: marginal warm CPU {_s(pt.per_permalink_ms, ' ms')} per "
                       f"permalink, {_s(pt.per_claim_ms, ' ms')} per claim; verdict mix "
                       f"{'scales with N' if pt.verdicts_scale_with_n else 'DIFFERS'}; cold and "
-                      f"warm outputs identical: {pt.outputs_identical}")
+                      f"warm outputs identical: {pt.outputs_identical}"
+                      + (f" ({pt.difference})" if pt.difference else ""))
     big = rep.large
     if big is not None:
         for label, r in (("requested", big.requested), (f"under the {big.limit_mib:g} MiB limit",

@@ -179,6 +179,13 @@ class _Rows:
         return [n for (n,) in self.con.execute(
             "SELECT name FROM rows GROUP BY name ORDER BY MIN(id)")]
 
+    def names_with_prefix(self, prefix: str) -> list[str]:
+        if not prefix:
+            return self.names()
+        return [n for (n,) in self.con.execute(
+            "SELECT name FROM rows WHERE name >= ? AND name < ? GROUP BY name ORDER BY MIN(id)",
+            (prefix, prefix + "\U0010ffff")) if n.startswith(prefix)]
+
     def aliases(self) -> dict[str, str]:
         out: dict[str, str] = {}
         for name, target in self.con.execute(

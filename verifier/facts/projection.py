@@ -148,6 +148,13 @@ class SymbolIndex(BaseModel):
                 out[s.name] = s.target
         return out
 
+    def names_with_prefix(self, prefix: str) -> list[str]:
+        """Names starting with `prefix`, in `by_name` order (a stored index asks its
+        name index for the range instead of reading every name)."""
+        if self._rows is not None:
+            return self._rows.names_with_prefix(prefix)
+        return [n for n in self.by_name if n.startswith(prefix)]
+
     def lookup(self, name: str) -> list[Symbol]:
         return self.by_name.get(name, [])
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import re
 from dataclasses import dataclass, replace
 
 from verifier.facts.symbols import Symbol, SymbolIndex
@@ -175,8 +176,9 @@ class Resolver:
 
     # ------------------------------------------------------------------ helpers
     def _glob(self, pattern: str) -> Resolution:
+        literal = re.match(r"[^*?\[]*", pattern).group()
         for idx in self.indexes:
-            for name in idx.by_name:
+            for name in idx.names_with_prefix(literal):
                 if fnmatch.fnmatchcase(name, pattern):
                     s = idx.by_name[name][0]
                     return self._hit(f"`{pattern}` matches `{name}` ({self._where(s)})", idx, s)
@@ -277,7 +279,7 @@ class Resolver:
             return None
         cands = set()
         for idx in self.indexes:
-            cands.update(n for n in idx.by_name if n[:2] == name[:2] and n != name
+            cands.update(n for n in idx.names_with_prefix(name[:2]) if n != name
                          and abs(len(n) - len(name)) <= 2)
         best = difflib.get_close_matches(name, sorted(cands), n=1, cutoff=0.85)
         return best[0] if best else None
