@@ -21,7 +21,11 @@ SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "dim"}
 
 
 def print_json(doc) -> None:
-    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    """`doc` as indented JSON on stdout, written as it is encoded: an indented dump is
+    built from millions of small pieces for a large course, which `json.dumps` would
+    hold all at once (~10x the text)."""
+    json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
     sys.stdout.flush()
 
 
