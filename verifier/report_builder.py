@@ -130,8 +130,10 @@ def _lesson_sentence(text: str, line: int | None, fragment: str | None
     return s, at
 
 
-def _snippet(project: "Project", c: ClaimResult) -> tuple[str | None, int | None, str | None, str]:
-    """(snippet, first line, status, note): source only at pinned/release identity."""
+def _snippet(project: "Project", c: ClaimResult, lines_of: dict[str, list[str]] | None = None
+             ) -> tuple[str | None, int | None, str | None, str]:
+    """(snippet, first line, status, note): source only at pinned/release identity.
+    `lines_of`: the files' lines by blob, split once per run (claims share files)."""
     ev = c.evidence
     if ev is None:
         return None, None, None, "no evidence location (source unavailable at pinned identity)"
@@ -142,10 +144,14 @@ def _snippet(project: "Project", c: ClaimResult) -> tuple[str | None, int | None
     sf = project.sources.resolve(c.upstream, ev.path)
     if not sf.status.usable or sf.blob != ev.blob:
         return None, None, sf.status.value, "source unavailable at pinned identity"
-    data = project.sources.read(sf)
-    if data is None:
-        return None, None, sf.status.value, "source unavailable at pinned identity"
-    lines = source_lines(data.decode("utf-8", errors="replace"))
+    lines = (lines_of or {}).get(sf.blob)
+    if lines is None:
+        data = project.sources.read(sf)
+        if data is None:
+            return None, None, sf.status.value, "source unavailable at pinned identity"
+        lines = source_lines(data.decode("utf-8", errors="replace"))
+        if lines_of is not None:
+            lines_of[sf.blob] = lines
     if not ev.lines:
         return None, None, sf.status.value, "no line range in the evidence"
     start, end = ev.lines
@@ -288,10 +294,11 @@ def build_report(project: "Project", *, lessons: "list[LessonDoc]",
     shown: dict[str, Excerpt] = {}
     if excerpts:
         texts = {(d.course, d.path): d.text for d in lesson_list}
+        lines_of: dict[str, list[str]] = {}
         for c in cl:
             text = texts.get(claim_lesson_key(c))
             sentence, at = _lesson_sentence(text, c.line, c.fragment) if text else (None, None)
-            snip, start, status, note = _snippet(project, c)
+            snip, start, status, note = _snippet(project, c, lines_of)
             shown[claim_gid(c)] = Excerpt(
                 sentence=sentence, sentence_line=at, snippet=snip, snippet_start=start,
                 snippet_status=status, snippet_note=note or None)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from functools import lru_cache
 from html import escape
 from importlib.resources import files
 
@@ -70,8 +71,10 @@ _MD = MarkdownIt("commonmark", {"html": False})
 _LINE_PREFIX = re.compile(r"^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)+")
 
 
-def _leaves(text: str) -> list[tuple[str, tuple[str, ...]]]:
-    """Inline Markdown as (plain text, wrapping tags) pieces; links keep only their text."""
+@lru_cache(maxsize=4096)
+def _leaves(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Inline Markdown as (plain text, wrapping tags) pieces; links keep only their text
+    (memoised: claims share sentences and fragments)."""
     out: list[tuple[str, tuple[str, ...]]] = []
     stack: list[str] = []
     tags = {"strong_open": "strong", "em_open": "em", "s_open": "s"}
@@ -89,7 +92,7 @@ def _leaves(text: str) -> list[tuple[str, tuple[str, ...]]]:
             out.append((tok.content or "", tuple(stack)))
         elif tok.type in ("text", "html_inline"):
             out.append((tok.content, tuple(stack)))
-    return out
+    return tuple(out)
 
 
 def _plain(text: str) -> str:
