@@ -41,6 +41,32 @@ def test_the_memo_keeps_what_notation_was_used(simx):
         assert found == []
 
 
+def test_a_memo_hit_names_the_claims_own_notation_file(simx):
+    """Claim files with the same notation share memo entries: each claim's message still
+    names the declaration in its own file, and the audit finds nothing to distrust
+    (found by `verifier bench --scale 10`, whose lesson copies share everything)."""
+    import shutil
+
+    from verifier.claims.memo import distrusted
+
+    docs = simx.root.parent / "course" / "demo-atlas" / "docs"
+    shutil.copy(docs / "lesson.md", docs / "copy.md")
+    simx.write(ADD, header=_with('b = "builder"'))
+    other = simx.claim_file.with_name("copy.toml")
+    other.write_text(simx.claim_file.read_text().replace("docs/lesson.md", "docs/copy.md"))
+    try:
+        for _ in range(2):                      # cold, then from the memo
+            got = {r.lesson: r for _, r in check_claims(simx.project)}
+            for lesson, name in (("docs/lesson.md", "lesson"), ("docs/copy.md", "copy")):
+                r = got[lesson]
+                assert r.verdict.value == "verified"
+                assert f"(claims/demo-atlas/{name}.toml:5)" in r.message, r.message
+            assert not distrusted(simx.project)
+    finally:
+        other.unlink()
+        (docs / "copy.md").unlink()
+
+
 def test_an_unused_mapping_is_reported_with_its_line(simx):
     simx.write(ADD, header=_with('b = "builder"\nq_W = "gravity"'))
     found: list = []

@@ -199,7 +199,7 @@ def check_claim(kind, claim, ctx):
                     _distrust(fc, claim)
                 return _replay(fresh, ctx.upstream)
             ctx.used.extend(used)
-            ctx.notation.record(Mapping(*m) for m in hit["value"].get("notation", []))
+            _record_notation(ctx, hit["value"].get("notation", []))
             return _replay(hit["value"], ctx.upstream)
         fc.stats.stale += 1
     before = len(ctx.used)
@@ -219,9 +219,17 @@ def check_claim(kind, claim, ctx):
 
 
 def _used(ctx) -> list[list[str]]:
-    """The notation entries the check needed (a hit records them again: unused-entry
-    reports must not depend on whether an outcome came from the memo)."""
-    return [[m.lesson, m.source, m.where, m.kind] for m in ctx.notation.used_list()]
+    """The notation entries the check needed, without where they are declared (a hit
+    records them again: unused-entry reports must not depend on whether an outcome
+    came from the memo). Claim files with the same notation share memo entries, so
+    the declaration is looked up in the claim's own notation (`_record_notation`)."""
+    return [[m.lesson, m.source, m.kind] for m in ctx.notation.used_list()]
+
+
+def _record_notation(ctx, used: list[list[str]]) -> None:
+    own = {(m.kind, m.lesson, m.source): m for m in ctx.notation.notation.entries}
+    ctx.notation.record(own.get((kind, lesson, source)) or Mapping(lesson, source, "?", kind)
+                        for lesson, source, kind in used)
 
 
 def _put(fc, version: str, blob: str, query: dict, value: dict, seen, used) -> None:
