@@ -170,6 +170,13 @@ def test_wheel_release_pinned_and_mismatch(tmp_path, monkeypatch, upstream):
     assert thing.blob == blob_sha(b"int changed;\n") != thing.expected_blob
     assert project.sources.read(thing) is None  # never served from another version
     assert "src/thing.c" in project.sources.known_paths("demo")
+    # its bytes leave the store (a `cache clean`): a new run serves the member by its
+    # blob without reading it, and reading it extracts it from the wheel again
+    project.store.blob_path(extra.blob).unlink()
+    project._layer = None
+    again = project.sources.resolve("demo", "demo/extra.py")
+    assert again.status is Status.RELEASE and again.blob == extra.blob
+    assert project.sources.read(again) == b"X = 1\n"
 
 
 def test_hostile_wheel_is_refused(tmp_path, monkeypatch, upstream):

@@ -239,7 +239,7 @@ class SourceLayer(Providers):
                 expected, identity = st.tree.get(path), "git-tree"  # a tree reached just now
         if expected:
             return self._acquire(st, path, expected, identity)
-        return self._unknown_blob(st, path)
+        return self._unknown_blob(st, path, verify=again)
 
     def _acquire(self, st: UpstreamState, path: str, expected: str,
                  identity: str | None) -> SourceFile:
@@ -266,8 +266,12 @@ class SourceLayer(Providers):
         reason, detail = self._why(st, expected)
         return SourceFile(**base, status=Status.UNAVAILABLE, reason=reason, detail=detail)
 
-    def _unknown_blob(self, st: UpstreamState, path: str) -> SourceFile:
-        """The pin's blob for `path` is unknown: absent at the pin, or the release serves it."""
+    def _unknown_blob(self, st: UpstreamState, path: str, *, verify: bool = False
+                      ) -> SourceFile:
+        """The pin's blob for `path` is unknown: absent at the pin, or the release serves it.
+        The wheel's member is served by its blob; its bytes are read (verified) when asked
+        for (`read`), and `verify` (a re-resolution after bytes went missing) re-extracts
+        them from the wheel when the store lacks them."""
         up = st.up
         base = {"upstream": up.name, "path": path, "expected_blob": None, "identity": None}
         pres = self._presence(st, path)
@@ -277,9 +281,10 @@ class SourceLayer(Providers):
             return SourceFile(**base, status=Status.UNAVAILABLE, presence=pres.state,
                               suggestions=pres.suggestions, reason=detail, detail=detail)
         if "wheel" in self.config.providers:
-            for w in st.wheels:   # bytes in the store are read (verified) when asked for
+            for w in st.wheels:
                 blob = w.files().get(path)
-                cached = bool(blob) and (blob in self._held or self.store.has_blob(blob))
+                cached = bool(blob) and (not verify or blob in self._held
+                                         or self.store.has_blob(blob))
                 data = w.read(path) if blob and not cached else None
                 if data is not None:
                     self._hold(blob, data)
@@ -442,12 +447,15 @@ class SourceLayer(Providers):
         for name in sorted(self._index_dirty):
             up = self.pins.get(name)
             idx = self._cached_index(up)
+            before = (dict(idx["files"]), dict(idx["blobs"]))
             for (u, p), sf in self._resolved.items():
                 if u == name and sf.status is Status.PINNED and not sf.cached and sf.blob:
                     idx["files"][p] = {"blob": sf.blob, "provider": sf.provider}
                     idx["blobs"][sf.blob] = sf.provider
                 elif u == name and sf.status.usable and not sf.cached:
                     idx["files"][p] = {"blob": sf.blob, "provider": sf.provider}
+            if (idx["files"], idx["blobs"]) == before:
+                continue            # a warm run that learnt nothing writes nothing
             self.store.write_json(self._index_path(up), {"commit": up.commit,
                                                          "files": idx["files"]})
             self.store.write_json(self.store.path("index", f"{name}-blobs.json"), idx["blobs"])
