@@ -145,6 +145,31 @@ def test_enumerating_known_paths_never_tries_the_network(tmp_path, monkeypatch, 
     assert opened == ["demo"]                   # needed and missing: the remote is tried
 
 
+def test_a_tree_no_provider_reached_is_not_sought_again_to_enumerate(tmp_path, monkeypatch,
+                                                                     upstream):
+    """The first run that lists an upstream's paths tries every provider for the pin's
+    tree (a fresh machine online gets it); when none reaches it, later runs list what is
+    known locally without trying the network again, until `--refresh` or the retry
+    interval."""
+    from verifier.sources.providers import Providers
+
+    spec = UpstreamSpec("https://github.invalid/x/demo", upstream.head)
+    project = _project(tmp_path, monkeypatch, spec)
+    opened: list[str] = []
+    monkeypatch.setattr(Providers, "_open_git", lambda self, st: opened.append(st.up.name))
+    project.sources.known_paths("demo")
+    assert opened == ["demo"]
+    marker = project.store.path("trees", f"{upstream.head}.unreachable.json")
+    assert marker.is_file()
+    project._layer = None
+    project.sources.known_paths("demo")
+    assert opened == ["demo"]                   # sought lately: not again
+    project._layer = None
+    project.config.refresh = True
+    project.sources.known_paths("demo")
+    assert opened == ["demo", "demo"]
+
+
 def test_wheel_release_pinned_and_mismatch(tmp_path, monkeypatch, upstream):
     whl = make_wheel(tmp_path / "dist", "demo", "1.0.0", {
         "demo/api.py": PY_FILE,                      # identical to the pin

@@ -79,6 +79,7 @@ def live_entries(project: "Project") -> dict[str, set[str]]:
                                   "courses")}
     for name, up in sorted(pins.upstream.items()):
         live["trees"].add(f"{up.commit}.json")
+        live["trees"].add(f"{up.commit}.unreachable.json")
         live["index"].add(f"{name}-{up.commit}.json")
         live["git"].add(store.upstream_clone(up.slug).name)
         for where in project.config.mirrors.get(name, []):

@@ -18,7 +18,8 @@ Providers, tried in the configured order:
 Warm runs: a file whose pin blob is known locally (cached tree, pins.lock) and whose
 verified bytes are in the cache is served without opening any provider, so no network is
 touched; providers are opened (once per upstream and run) only for something missing, or
-for every upstream with `refresh`. A remote that failed once is not tried again in the run.
+for every upstream with `refresh`. A remote that failed once is not tried again in the run,
+and listing an upstream's paths does not retry a pin tree no provider reached lately.
 
 The layer keeps what it verified: bytes read at resolution are held (up to
 `HOLD_BYTES`), and bytes that vanished from the cache since (a concurrent
@@ -416,13 +417,13 @@ class SourceLayer(Providers):
 
     def known_paths(self, upstream: str) -> list[str]:
         """Every path this run can name for the upstream: git tree, lock, wheel maps.
-        Enumerating needs no network: a tree reached by any earlier run is cached, and
-        only local providers are opened for one (a needed file that is missing opens
-        the remote ones, `_resolve`)."""
+        A tree reached by an earlier run is cached; without one, the providers are
+        opened to reach it, the remote ones only when no run has failed to reach it
+        lately (`tree_sought_recently`: a warm run offline tries no network to list)."""
         st = self._st(upstream)
         self._local_identity(st)
         if st.tree is None:
-            self._open_providers(st, remote=False)
+            self._open_providers(st, remote=not self.tree_sought_recently(st))
         paths: set[str] = set(st.tree or {})
         paths.update(self.lock.paths(st.up))
         if st.tree is None and "wheel" in self.config.providers:

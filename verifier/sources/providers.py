@@ -2,15 +2,18 @@
 git partial clone of the upstream URL, configured mirrors (a local repository, or a URL
 to partial-clone from) and local object stores; once per upstream and run.
 
-Local providers (a mirror directory, object stores) need no network and are opened
-on their own when the layer only needs to know what exists (`remote=False`, e.g. the
-paths a symbol index enumerates); the network is tried when a file is missing, or
-under `refresh`.
+Local providers (a local upstream repository, a mirror directory, object stores) need
+no network and can be opened on their own (`remote=False`). Listing what exists (the
+paths a symbol index enumerates) opens the remote ones only when no recent run failed
+to reach the pin's tree with them (`tree_sought_recently`, remembered per commit for
+`TREE_RETRY_S`); a needed file that is missing always tries them, and so does `refresh`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,6 +73,35 @@ class Providers:
             st.providers_done = True
             if "mirror" in order:
                 self._open_mirrors(st, local=False, remote=True)
+            self._remember_tree_sought(st)
+
+    # A pin's tree that every provider failed to reach is remembered for a while, so that
+    # enumerating what exists (a symbol index) does not try the network on every warm
+    # run; a needed file that is missing still tries it, and so does `--refresh`.
+    TREE_RETRY_S = 6 * 3600
+
+    def _unreachable_path(self, st: UpstreamState) -> Path:
+        return self.store.path("trees", f"{st.up.commit}.unreachable.json")
+
+    def _remember_tree_sought(self, st: UpstreamState) -> None:
+        path = self._unreachable_path(st)
+        if st.tree is not None:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        elif not self.config.offline:
+            self.store.write_json(path, {"commit": st.up.commit, "checked": int(time.time()),
+                                         "providers": list(self.config.providers)})
+
+    def tree_sought_recently(self, st: UpstreamState) -> bool:
+        """An earlier run opened every provider of this pin and reached no tree, within
+        `TREE_RETRY_S`, with the same providers (never under `refresh`)."""
+        if self.config.refresh:
+            return False
+        got = self.store.read_json(self._unreachable_path(st))
+        return (isinstance(got, dict) and got.get("commit") == st.up.commit
+                and got.get("providers") == list(self.config.providers)
+                and isinstance(got.get("checked"), int)
+                and 0 <= time.time() - got["checked"] < self.TREE_RETRY_S)
 
     def _adopt_pin_repo(self, st: UpstreamState, repo: GitRepo, label: str) -> None:
         if st.pin_repo is not None:
