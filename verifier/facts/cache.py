@@ -281,22 +281,3 @@ def fact_cache(store: "Store") -> FactCache:
     if fc is None:
         fc = _BY_STORE[store] = FactCache(store)
     return fc
-
-
-@contextlib.contextmanager
-def bulk_load() -> Any:
-    """Around a large load of long-lived, immutable cache data (a symbol index):
-    no cyclic-GC passes while it loads, and afterwards the loaded objects are
-    moved to the permanent generation (`gc.freeze`) so later collections in the
-    run do not rescan them. A micro-benchmark on the course's four indexes (107 k
-    symbols): load 0.44 -> 0.24 s CPU, the work after it 0.75 -> 0.32 s."""
-    import gc
-
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was:
-            gc.enable()
