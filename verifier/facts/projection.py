@@ -32,8 +32,9 @@ CONTAINER_KINDS = frozenset({"struct", "union", "enum", "class"})
 class Symbol(NamedTuple):
     """One row of the index: a projection of one `Sym` (or of one of its parameters).
 
-    A named tuple, not a model: an index holds 10^5 rows, and a warm run loads them
-    from the cache (`load_index`) at ~0.3 us a row (a pydantic model: ~4 us)."""
+    A named tuple, not a model: an index holds 10^5 rows, and a stored index builds
+    the rows a question needs from its database (`facts/indexdb.py`), about a
+    microsecond each (a pydantic model: ~4 us)."""
 
     name: str
     kind: str
