@@ -1,4 +1,5 @@
-"""The verification pipeline as a library: sources -> lint -> check -> runtime -> record.
+"""The verification pipeline as a library: sources -> lint -> check -> runtime -> record
+(a run that confirms at runtime builds the pinned environments before lint).
 
     from verifier.pipeline import RunOptions, run
     result = run(project, RunOptions(runtime="sample"))
@@ -219,6 +220,16 @@ def run(project: "Project", opts: RunOptions, progress: Progress | None = None) 
         needed = needed_files(project, lessons=lessons,
                               claimed=claimed_files(project, lessons))
         files = acquire(project, needed, progress)
+
+    if opts.lint and opts.check and opts.runtime != "none":
+        # the runtime stage builds the environments anyway; lint's release surface
+        # includes their introspection, so they are built first (same findings on the
+        # first run of a fresh machine as on every later one)
+        from verifier.runtime import prepare_environments
+
+        progress.begin("runtime environments")
+        prepare_environments(project)
+        progress.end()
 
     findings: list[Finding] | None = None
     if opts.lint:

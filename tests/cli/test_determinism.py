@@ -138,3 +138,44 @@ def test_a_saved_record_renders_again_in_every_format(proj):
     for fmt in FORMATS:
         assert render(saved, fmt) == render(report, fmt), fmt
     assert report.excerpts and all(e.sentence for e in report.excerpts.values())
+
+
+def test_environments_are_built_before_lint_when_the_run_uses_them(proj, monkeypatch):
+    """Lint's release surface includes introspection of the pinned environments, so a
+    run that builds them (runtime all/sample) builds them before lint: a fresh machine's
+    first run lints against the same surface as every later run. `--runtime none`
+    builds nothing."""
+    import verifier.lint as lint_mod
+
+    project = load_project(proj.pins, cache=proj.cache)
+    up = project.pins.upstream["demo"]
+    project.pins.upstream["demo"] = up.model_copy(update={"runtime": ["demo-pkg==1.0"]})
+    order: list[str] = []
+    monkeypatch.setattr(runtime, "create_env",
+                        lambda store, spec, **kw: order.append(f"env {spec.upstream}"))
+    real_lint = lint_mod.run_lint
+
+    def lint(*a, **kw):
+        order.append("lint")
+        return real_lint(*a, **kw)
+
+    monkeypatch.setattr(lint_mod, "run_lint", lint)
+    monkeypatch.setattr(runtime, "confirm",
+                        lambda project, pairs, **kw: ([r for _, r in pairs], {"checks": []}))
+    pipeline.run(project, pipeline.options(runtime="all"))
+    assert order == ["env demo", "lint"]
+    order.clear()
+    pipeline.run(project, pipeline.options(runtime="none"))
+    assert order == ["lint"]
+
+
+def test_an_environment_that_cannot_be_built_is_left_to_the_runtime_stage(proj, monkeypatch):
+    project = load_project(proj.pins, cache=proj.cache)
+    up = project.pins.upstream["demo"]
+    project.pins.upstream["demo"] = up.model_copy(update={"runtime": ["demo-pkg==1.0"]})
+
+    def fail(store, spec, **kw):
+        raise runtime.RuntimeEnvError("no index reachable")
+
+    monkeypatch.setattr(runtime, "create_env", fail)
+    assert runtime.prepare_environments(project) == ["demo"]

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from verifier.claims.loader import LoadedClaim
     from verifier.project import Project
 
-__all__ = ["confirm", "has_gpu", "MODES", "parse_sample"]
+__all__ = ["confirm", "has_gpu", "MODES", "parse_sample", "prepare_environments"]
 
 
 def has_gpu() -> bool:
@@ -174,6 +174,33 @@ def _merge(res: ClaimResult, kind: str, rt: RuntimeResult) -> ClaimResult:
     if note:
         update["message"] = f"{res.message}; {note}" if res.message else note
     return res.model_copy(update=update)
+
+
+def prepare_environments(project: "Project") -> list[str]:
+    """Build (or find) the pinned environment of every upstream that has `runtime`
+    requirements, side by side, before anything else of the run reads them. The pinned
+    release surface that `lint` resolves names against includes introspection of these
+    environments (`facts/release.py`), so a run that will build them anyway builds them
+    first: its lint then sees the same surface as every later run, and a first run on a
+    fresh machine gives the same findings as the second. Failures are left to `confirm`,
+    which reports them against the checks; returns the upstreams that have no usable
+    environment."""
+    specs = default_env_specs(project)
+    if not specs:
+        return []
+
+    def build(spec: EnvSpec) -> str | None:
+        try:
+            create_env(project.store, spec, index_url=project.config.index_url,
+                       offline=project.config.offline, notify=project.notify)
+        except (VerifierError, OSError):
+            return spec.upstream
+        return None
+
+    workers = max(1, min(len(specs), os.cpu_count() or 1, 3))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        missing = list(pool.map(build, specs))
+    return [m for m in missing if m]
 
 
 def confirm(project: "Project", pairs: "list[tuple[LoadedClaim, ClaimResult]]",
