@@ -83,6 +83,7 @@ class Project:
     _checkouts: dict[str, CourseCheckout] = field(default_factory=dict, repr=False)
     _missing: dict[str, str] = field(default_factory=dict, repr=False)
     _cited: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
+    _links: tuple[str, list] | None = field(default=None, repr=False)
 
     @property
     def root(self) -> Path:
@@ -210,26 +211,41 @@ class Project:
 
         return load_lesson(doc.text, self.store)
 
+    def links(self, doc: LessonDoc) -> list:
+        """The links of a lesson (`lesson(doc).links`, building nothing else). Only the
+        last lesson's are kept; the files it cites are kept per lesson text for the run
+        (`cited_files`), so that asking for both reads the lesson's cache entry once."""
+        from verifier.lessons.cache import load_links
+
+        key = blob_sha(doc.text.encode("utf-8"))
+        if self._links is not None and self._links[0] == key:
+            return self._links[1]
+        got = load_links(doc.text, self.store)
+        self._links = (key, got)
+        if key not in self._cited:
+            self._cited[key] = self._cited_in(got)
+        return got
+
+    def _cited_in(self, links: list) -> list[tuple[str, str]]:
+        cited = []
+        for _ref, link in github_links(links):
+            up = self.pins.by_slug(link.slug)
+            if up is None or link.kind not in ("blob", "raw") or not link.path:
+                continue
+            if link.hostile_path:
+                continue
+            cited.append((up.name, link.path))
+        return cited
+
     def cited_files(self, lessons: list[LessonDoc] | None = None) -> list[tuple[str, str]]:
         """(upstream, path) of every file a lesson links at a pinned upstream (per lesson
         text once per run: the record asks again lesson by lesson)."""
-        from verifier.lessons.cache import load_links
-
         found: dict[tuple[str, str], None] = {}
         for lesson in lessons if lessons is not None else self.lessons():
             key = blob_sha(lesson.text.encode("utf-8"))
-            cited = self._cited.get(key)
-            if cited is None:
-                cited = []
-                for _ref, link in github_links(load_links(lesson.text, self.store)):
-                    up = self.pins.by_slug(link.slug)
-                    if up is None or link.kind not in ("blob", "raw") or not link.path:
-                        continue
-                    if link.hostile_path:
-                        continue
-                    cited.append((up.name, link.path))
-                self._cited[key] = cited
-            found.update(dict.fromkeys(cited))
+            if key not in self._cited:
+                self.links(lesson)
+            found.update(dict.fromkeys(self._cited[key]))
         return sorted(found)
 
 

@@ -28,21 +28,17 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import hmac
 import importlib.util
-import os
-import secrets
 from typing import Any
 
 from verifier.claims.kinds.base import ClaimError, Outcome
 from verifier.claims.notation import Mapping
 from verifier.codeversion import code_version
+from verifier.facts.audit import AuditState, audit_state
 from verifier.facts.cache import decode, encode, fact_cache
 from verifier.results import Evidence, Verdict
 
 EXTRACTOR = "claim"
-DEFAULT_AUDIT = 0.05   # measured on the course: 0.1 cost 0.13 s of a 0.24 s warm check
 
 Dep = tuple[str, str, "str | None", str, "str | None"]   # upstream, path, blob, status, provider
 
@@ -126,34 +122,8 @@ def _outcome_of(d: dict, upstream) -> Outcome:
 
 # ------------------------------------------------------------------ audit
 
-class _RunState:
-    """Per store and process: the audit sample and whether the memo was found wrong."""
-
-    def __init__(self) -> None:
-        seed = os.environ.get("VERIFIER_MEMO_AUDIT_SEED")
-        self.salt = hashlib.sha256(seed.encode()).digest() if seed else secrets.token_bytes(32)
-        try:
-            self.fraction = float(os.environ.get("VERIFIER_MEMO_AUDIT", DEFAULT_AUDIT))
-        except ValueError:
-            self.fraction = DEFAULT_AUDIT
-        self.hits = 0
-        self.distrusted = False
-
-    def sampled(self, key: str) -> bool:
-        self.hits += 1
-        if self.fraction <= 0:
-            return False
-        if self.hits == 1 or self.fraction >= 1:
-            return True
-        h = hmac.digest(self.salt, key.encode(), "sha256")
-        return int.from_bytes(h[:4], "big") < self.fraction * 2 ** 32
-
-
-def _state(fc) -> _RunState:
-    st = getattr(fc, "memo_state", None)
-    if st is None:
-        st = fc.memo_state = _RunState()
-    return st
+def _state(fc) -> AuditState:
+    return audit_state(fc, EXTRACTOR)
 
 
 def distrusted(project) -> bool:

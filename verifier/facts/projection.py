@@ -68,6 +68,16 @@ class SymbolIndex(BaseModel):
     _release: Callable[[], "SymbolIndex | None"] | None = PrivateAttr(default=None)
     _release_value: "SymbolIndex | None" = PrivateAttr(default=None)
     _release_done: bool = PrivateAttr(default=False)
+    _identity: str | None = PrivateAttr(default=None)
+
+    @property
+    def identity(self) -> str | None:
+        """What the index was built from (its cache key: code, served paths and blobs),
+        when `build_index` assembled it; None for an index built otherwise."""
+        return self._identity
+
+    def set_identity(self, identity: str) -> None:
+        self._identity = identity
 
     @property
     def complete(self) -> bool:

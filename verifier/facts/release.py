@@ -285,6 +285,12 @@ def _release_key(project: "Project", upstream: str, env: EnvHandle | None) -> st
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:20]
 
 
+def release_identity(project: "Project", upstream: str) -> str | None:
+    """What the release surface of `upstream` is built from (`_release_key` with the
+    upstream's ready environment), or None when it cannot be cached."""
+    return _release_key(project, upstream, ready_env(project, upstream))
+
+
 def release_index(project: "Project", upstream: str,
                   env: EnvHandle | None | str = "auto") -> "SymbolIndex | None":
     """The pinned release's public surface of `upstream` as an index (rows with

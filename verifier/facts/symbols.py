@@ -57,10 +57,13 @@ def build_index(project: "Project", upstream: str) -> SymbolIndex:
     layer = project.sources
     paths = [p for p in layer.known_paths(upstream)
              if p.endswith(SOURCE_SUFFIXES) and not is_test_path(p)]
-    files = layer.resolve_many([(upstream, p) for p in paths], needed=False)
-    served = {sf.path: sf.blob for sf in files if sf.status.usable and sf.blob}
-    unavailable = sorted(sf.path for sf in files if not sf.status.usable)
-    release_paths = sorted(sf.path for sf in files if sf.status.usable and sf.blob
+    # the index is named by what it is built from; most files are pinned blobs the
+    # store holds, found without a SourceFile each (`present_pinned`)
+    fast = layer.present_pinned(upstream, paths)
+    rest = layer.resolve_many([(upstream, p) for p in paths if p not in fast], needed=False)
+    served = {**fast, **{sf.path: sf.blob for sf in rest if sf.status.usable and sf.blob}}
+    unavailable = sorted(sf.path for sf in rest if not sf.status.usable)
+    release_paths = sorted(sf.path for sf in rest if sf.status.usable and sf.blob
                            and sf.status.value == "release")
     digest = hashlib.sha1(json.dumps([INDEX_VERSION, code_version(__name__), sorted(served.items()),
                                       unavailable, release_paths]).encode()).hexdigest()[:16]
@@ -76,6 +79,7 @@ def build_index(project: "Project", upstream: str) -> SymbolIndex:
         from verifier.facts.parallel import symbols_for_files
 
         # per-file records from the fact cache (by blob), misses extracted in a fork pool
+        files = layer.resolve_many([(upstream, p) for p in paths], needed=False)
         symbols, stars = symbols_for_files(project, upstream,
                                            [sf for sf in files if sf.path in served])
         index = SymbolIndex(upstream=upstream, commit=up.commit, files=served,
@@ -88,4 +92,5 @@ def build_index(project: "Project", upstream: str) -> SymbolIndex:
         return release_index(project, upstream)
 
     index.set_release(release)
+    index.set_identity(f"{up.commit}-{digest}")
     return index

@@ -59,44 +59,24 @@ def _matches(f: Finding, name: str) -> bool:
 def run_lint(project: "Project", lessons: "list[LessonDoc]",
              config: LintConfig | None = None, *, crashes: list[Crash] | None = None,
              tick: Callable[[], None] | None = None) -> list[Finding]:
-    """Findings of every rule on every lesson; `tick()` after each lesson."""
+    """Findings of every rule on every lesson; `tick()` after each lesson. A lesson
+    whose inputs are unchanged since an earlier run is served from the lint memo
+    (`verifier/lint/memo.py`)."""
+    from verifier.lint.memo import Memo
+
     ctx = LintContext(project, config if config is not None else load_lint_config(project.root))
-    unused_rule, unavailable_rule = SuppressionUnused(), SourceUnavailable()
+    memo = Memo.of(ctx)
     out: list[Finding] = []
     cfg_used = [False] * len(ctx.config.suppress)
     for doc in lessons:
-        lesson = project.lesson(doc)
-        raw: list[Finding] = []
-        for rule in RULES:
-            raw.extend(_run_rule(rule, ctx, doc, lesson, crashes))
-        # suppressions: inline (block-scoped) and lint.toml (lesson-scoped)
-        inline_used = [False] * len(lesson.suppressions)
-        kept: list[Finding] = []
-        for f in raw:
-            if f.severity is Severity.INFO:
-                kept.append(f)
-                continue
-            rule = f.data.get("origin", f.rule)
-            hit = False
-            for i, s in enumerate(lesson.suppressions):
-                first, last = lesson.block_lines[s.block]
-                if first <= f.line <= last and any(_matches(f, n) for n in s.names):
-                    inline_used[i] = hit = True
-            for i, s in enumerate(ctx.config.suppress):
-                if s.applies(doc.name, rule) and any(_matches(f, n) for n in s.names):
-                    cfg_used[i] = hit = True
-            if not hit:
-                kept.append(f)
-        out.extend(f for f in kept if f.rule != UNAVAILABLE)
-        out.extend(_fold_unavailable(doc, [f for f in kept if f.rule == UNAVAILABLE],
-                                     unavailable_rule))
-        for i, s in enumerate(lesson.suppressions):
-            if not inline_used[i]:
-                out.append(unused_rule.finding(doc, s.line, "inline suppression `verifier: ignore "
-                                        f"{' '.join(s.names)}` silences nothing",
-                                        severity=Severity.WARNING, target=" ".join(s.names)))
+        found, used = memo.lint(doc, lambda: _lint_lesson(ctx, doc, project.lesson(doc),
+                                                          crashes))
+        out.extend(found)
+        for i in used:
+            cfg_used[i] = True
         if tick is not None:
             tick()
+    unused_rule = SuppressionUnused()
     unused_cfg = [i for i, used in enumerate(cfg_used) if not used]
     if unused_cfg and ctx.config.path is not None:
         for i in unused_cfg:
@@ -111,6 +91,46 @@ def run_lint(project: "Project", lessons: "list[LessonDoc]",
                                        f"{s.lesson} silences nothing", target=", ".join(s.names),
                                data={"lesson": s.lesson, "rule": s.rule}))
     return sorted(out, key=lambda f: (f.course or "", f.path, f.line, f.code, f.message))
+
+
+def _lint_lesson(ctx: LintContext, doc: "LessonDoc", lesson, crashes: list[Crash] | None
+                 ) -> tuple[list[Finding], list[int], bool]:
+    """One lesson: its findings after suppressions and folding, the lint.toml
+    suppressions they used (indices), and whether a rule crashed."""
+    unused_rule, unavailable_rule = SuppressionUnused(), SourceUnavailable()
+    raw: list[Finding] = []
+    for rule in RULES:
+        raw.extend(_run_rule(rule, ctx, doc, lesson, crashes))
+    crashed = any(f.data.get("internal_error") for f in raw)
+    # suppressions: inline (block-scoped) and lint.toml (lesson-scoped)
+    inline_used = [False] * len(lesson.suppressions)
+    cfg_used: set[int] = set()
+    kept: list[Finding] = []
+    for f in raw:
+        if f.severity is Severity.INFO:
+            kept.append(f)
+            continue
+        rule = f.data.get("origin", f.rule)
+        hit = False
+        for i, s in enumerate(lesson.suppressions):
+            first, last = lesson.block_lines[s.block]
+            if first <= f.line <= last and any(_matches(f, n) for n in s.names):
+                inline_used[i] = hit = True
+        for i, s in enumerate(ctx.config.suppress):
+            if s.applies(doc.name, rule) and any(_matches(f, n) for n in s.names):
+                cfg_used.add(i)
+                hit = True
+        if not hit:
+            kept.append(f)
+    out = [f for f in kept if f.rule != UNAVAILABLE]
+    out.extend(_fold_unavailable(doc, [f for f in kept if f.rule == UNAVAILABLE],
+                                 unavailable_rule))
+    for i, s in enumerate(lesson.suppressions):
+        if not inline_used[i]:
+            out.append(unused_rule.finding(doc, s.line, "inline suppression `verifier: ignore "
+                                           f"{' '.join(s.names)}` silences nothing",
+                                           severity=Severity.WARNING, target=" ".join(s.names)))
+    return out, sorted(cfg_used), crashed
 
 
 def _fold_unavailable(doc: "LessonDoc", items: list[Finding], rule) -> list[Finding]:

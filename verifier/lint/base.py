@@ -33,12 +33,24 @@ class LintContext:
     config: "LintConfig"
     _indexes: dict[str, "SymbolIndex"] = field(default_factory=dict)
     _texts: dict[tuple[str, str], tuple["SourceFile", str | None]] = field(default_factory=dict)
+    recorder: Any = None          # lint/memo.py: what the current lesson's rules asked for
+    _index_identity: dict[str, Any] = field(default_factory=dict)
+    _memo_base: dict[str, Any] | None = None
 
     def index(self, upstream: str) -> "SymbolIndex":
+        rec = self.recorder
         if upstream not in self._indexes:
             from verifier.facts.symbols import build_index
 
-            self._indexes[upstream] = build_index(self.project, upstream)
+            if rec is not None:
+                rec.paused += 1       # building reads every file: its identity is recorded
+            try:
+                self._indexes[upstream] = build_index(self.project, upstream)
+            finally:
+                if rec is not None:
+                    rec.paused -= 1
+        if rec is not None and not rec.paused:
+            rec.indexes.add(upstream)
         return self._indexes[upstream]
 
     def source(self, upstream: str, path: str) -> tuple["SourceFile", str | None]:

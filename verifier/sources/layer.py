@@ -184,6 +184,26 @@ class SourceLayer(Providers):
                 st.gaps[path] = sf.status
         return sf
 
+    def present_pinned(self, upstream: str, paths: list[str]) -> dict[str, str]:
+        """{path: pin blob} of the paths that `resolve(..., needed=False)` would serve as
+        pinned from the store without a provider (the pin blob known locally, the store
+        holding it), found without building a `SourceFile` each: a symbol index names
+        its inputs by them. The other paths need `resolve`."""
+        out: dict[str, str] = {}
+        if self.config.refresh:
+            return out
+        st = self._st(upstream)
+        for path in paths:
+            sf = self._resolved.get((upstream, path))
+            if sf is not None:
+                if sf.status is Status.PINNED and sf.blob:
+                    out[path] = sf.blob
+                continue
+            expected, _ = self._identity(st, path, remote=False)
+            if expected and (expected in self._held or self.store.has_blob(expected)):
+                out[path] = expected
+        return out
+
     def resolve_many(self, items: Iterable[tuple[str, str]], *,
                      needed: bool = True) -> list[SourceFile]:
         items = list(dict.fromkeys(items))
@@ -229,8 +249,13 @@ class SourceLayer(Providers):
         up = st.up
         expected, identity = self._identity(st, path, remote=remote)
         if expected and not again:
-            data = self._bytes(expected)
-            if data is not None:    # verified bytes at the pin's blob: no provider needed
+            # verified bytes at the pin's blob: no provider needed. A bulk listing
+            # (`remote=False`: a symbol index, whose facts come by blob) only needs to
+            # know the store holds them; every read verifies the bytes (`read`, which
+            # acquires them again when they are missing or corrupt)
+            present = (expected in self._held or self.store.has_blob(expected)) \
+                if not remote else self._bytes(expected) is not None
+            if present:
                 return SourceFile(upstream=up.name, path=path, status=Status.PINNED,
                                   blob=expected, expected_blob=expected, identity=identity,
                                   provider=self._provider_of(up, path, expected), cached=True)

@@ -1,0 +1,302 @@
+"""Memoised lint findings: a lesson is linted again only when something its rules
+read has changed (the idea of ruff's cache, with recorded dependencies, because lint
+findings depend on more than the lesson's text).
+
+An entry is stored in the fact cache (`facts/lint/`, signed plain data) keyed by the
+blob of the lesson's text, the code version of `verifier.lint` (the import closure of
+every rule) and a query: the lesson's course, path and name, the bytes of lint.toml,
+pins.toml and pins.lock, whether the course copy is partial or acquired at its
+commit, and the *course view* of the lesson: for each relative link, what the course
+directory holds there (whether the target exists, where it resolves, the directory's
+names when it is missing, the bytes of a linked `.py` example). The value is the
+lesson's findings after suppressions and folding, the lint.toml suppressions they
+used, and the dependencies recorded while the rules ran:
+
+- every file the rules resolved or read, as (upstream, path, blob, status, provider,
+  presence, reason, suggestions) at the time;
+- every path-presence answer, every `known_paths` listing and pin tree (by digest);
+- every symbol index a rule asked for, by identity (the served paths and blobs it was
+  built from, `facts/symbols.build_index`) and the identity of its pinned release
+  surface (wheels, environment, script: `facts/release.release_identity`).
+
+A hit is used only if every dependency still answers exactly as recorded. Lint rules
+reach the course directory only through a lesson's relative links; the rules that do
+(`relative_link.py`, `_names.py`) are listed in `COURSE_READERS`, and
+`tests/lint/test_memo.py` fails when another rule module touches the filesystem, so a
+new reader cannot escape the course view unnoticed.
+
+Like claim outcomes, memoised findings are audited (`verifier/facts/audit.py`: a
+sample of hits, at least the first, is linted again and compared); one mismatch drops
+the whole `lint` section, refuses hits for the rest of the run and is named in the
+run's notes. A lesson whose lint crashed is never memoised. `VERIFIER_FACT_CACHE=0`
+turns the memo off with the rest of the fact cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
+
+from verifier.codeversion import code_version
+from verifier.facts.audit import audit_state
+from verifier.facts.cache import decode, encode, fact_cache
+from verifier.gitblob import blob_sha
+from verifier.results import Finding
+
+if TYPE_CHECKING:
+    from verifier.lint.base import LintContext
+    from verifier.project import LessonDoc
+
+EXTRACTOR = "lint"
+COURSE_READERS = ("relative_link.py", "_names.py")   # rule modules that read course files
+
+
+@dataclass
+class Recorder:
+    """What the rules of one lesson asked the source layer and the indexes."""
+
+    resolves: dict[tuple[str, str, bool], list] = field(default_factory=dict)
+    presence: dict[tuple[str, str], Any] = field(default_factory=dict)
+    known: dict[str, str] = field(default_factory=dict)
+    trees: dict[str, Any] = field(default_factory=dict)
+    indexes: set[str] = field(default_factory=set)
+    paused: int = 0
+
+    def plain(self) -> dict:
+        return {"resolves": [[u, p, n, fp] for (u, p, n), fp in sorted(self.resolves.items())],
+                "presence": [[u, p, fp] for (u, p), fp in sorted(self.presence.items())],
+                "known": sorted(self.known.items()), "trees": sorted(self.trees.items()),
+                "indexes": sorted(self.indexes)}
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def _sf_print(sf) -> list:
+    return [sf.blob, sf.status.value, sf.provider,
+            sf.presence.value if sf.presence is not None else None, sf.reason,
+            list(sf.suggestions or ())]
+
+
+def _presence_print(pres) -> list:
+    return [pres.state.value, pres.basis, list(pres.suggestions or ())]
+
+
+def _tree_print(got) -> list:
+    tree, source, _notes = got
+    return [None if tree is None else _digest("\n".join(f"{k}\0{v}" for k, v in
+                                                         sorted(tree.items()))), source]
+
+
+@contextlib.contextmanager
+def recording(ctx: "LintContext"):
+    """Record, while the block runs, what the lint rules ask the source layer
+    (`resolve`, which `text` goes through, `presence`, `known_paths`, `pin_tree`) and
+    which symbol indexes they open. Building an index is not recorded (its identity is)."""
+    layer = ctx.project.sources
+    rec = Recorder()
+    orig = {n: getattr(layer, n) for n in ("resolve", "presence", "known_paths", "pin_tree")}
+
+    def resolve(upstream: str, path: str, *, needed: bool = True):
+        sf = orig["resolve"](upstream, path, needed=needed)
+        if not rec.paused:
+            rec.resolves.setdefault((upstream, path, needed), _sf_print(sf))
+        return sf
+
+    def presence(upstream: str, path: str):
+        got = orig["presence"](upstream, path)
+        if not rec.paused:
+            rec.presence.setdefault((upstream, path), _presence_print(got))
+        return got
+
+    def known_paths(upstream: str):
+        got = orig["known_paths"](upstream)
+        if not rec.paused:
+            rec.known.setdefault(upstream, _digest("\n".join(got)))
+        return got
+
+    def pin_tree(upstream: str):
+        got = orig["pin_tree"](upstream)
+        if not rec.paused:
+            rec.trees.setdefault(upstream, _tree_print(got))
+        return got
+
+    layer.resolve, layer.presence = resolve, presence
+    layer.known_paths, layer.pin_tree = known_paths, pin_tree
+    ctx.recorder = rec
+    try:
+        yield rec
+    finally:
+        ctx.recorder = None
+        for n in orig:
+            with contextlib.suppress(AttributeError):
+                delattr(layer, n)
+
+
+def _still(ctx: "LintContext", deps: dict) -> bool:
+    """Every recorded dependency answers as it did."""
+    layer = ctx.project.sources
+    for u, p, needed, fp in deps["resolves"]:
+        if _sf_print(layer.resolve(u, p, needed=needed)) != fp:
+            return False
+    for u, p, fp in deps["presence"]:
+        if _presence_print(layer.presence(u, p)) != fp:
+            return False
+    for u, fp in deps["known"]:
+        if _digest("\n".join(layer.known_paths(u))) != fp:
+            return False
+    for u, fp in deps["trees"]:
+        if _tree_print(layer.pin_tree(u)) != fp:
+            return False
+    return all(index_identity(ctx, u) == fp for u, fp in deps["indexes"])
+
+
+def index_identity(ctx: "LintContext", upstream: str) -> list | None:
+    """The identity of the upstream's symbol index and of its release surface (once
+    per run)."""
+    memo = ctx._index_identity
+    if upstream not in memo:
+        from verifier.facts.release import release_identity
+
+        idx = ctx.index(upstream)
+        memo[upstream] = [idx.identity, release_identity(ctx.project, upstream)]
+    return memo[upstream]
+
+
+def _file_digest(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _course_view(doc: "LessonDoc", links) -> list:
+    """What the course directory holds where the lesson's relative links point (all
+    that the course-reading rules look at, and more)."""
+    parts = PurePosixPath(doc.path).parts
+    root = doc.file.absolute()
+    for _ in parts:
+        root = root.parent
+    here = PurePosixPath(doc.path).parent
+    out = []
+    for link in links:
+        href = link.href.strip()
+        sp = urlsplit(href)
+        if sp.scheme or sp.netloc or not sp.path or href.startswith(("#", "/", "mailto:")):
+            continue
+        f = os.path.normpath(os.path.join(root, *here.parts, unquote(sp.path)))
+        entry: list = [href, os.path.realpath(f), os.path.lexists(f), os.path.isfile(f)]
+        if not os.path.exists(f):
+            parent = os.path.dirname(f)
+            with contextlib.suppress(OSError):
+                entry.append(sorted(os.listdir(parent)) if os.path.isdir(parent) else None)
+        elif f.endswith(".py") and os.path.isfile(f):
+            entry.append(_file_digest(Path(f)))
+        out.append(entry)
+    return out
+
+
+def _query(ctx: "LintContext", doc: "LessonDoc") -> dict:
+    project = ctx.project
+    co = ctx.course_checkout(doc.course)
+    base = ctx._memo_base
+    if base is None:
+        base = ctx._memo_base = {
+            "config": _digest(ctx.config.text or ""),
+            "pins": _file_digest(project.pins.path), "lock": _file_digest(project.lock_path)}
+    return {**base, "course": doc.course, "path": doc.path, "name": doc.name,
+            "partial": ctx.course_partial(doc.course),
+            "checkout": [co.kind, co.commit, co.paths is not None] if co is not None else None,
+            "view": _course_view(doc, project.links(doc))}
+
+
+@dataclass
+class Memo:
+    """The lint memo of one run."""
+
+    ctx: "LintContext"
+    enabled: bool = False
+    version: str = ""
+    hits: int = 0
+    stored: int = 0
+
+    @classmethod
+    def of(cls, ctx: "LintContext") -> "Memo":
+        fc = fact_cache(ctx.project.store)
+        if fc.notify is None:
+            fc.notify = ctx.project.notify
+        on = fc.enabled
+        return cls(ctx, enabled=on, version=code_version("verifier.lint", __name__) if on else "")
+
+    def _key(self, doc) -> tuple[str, dict]:
+        return blob_sha(doc.text.encode("utf-8")), _query(self.ctx, doc)
+
+    def lint(self, doc, compute) -> tuple[list[Finding], list[int]]:
+        """`compute()` -> (findings, lint.toml suppressions used, crashed), memoised."""
+        if not self.enabled:
+            found, used, _ = compute()
+            return found, used
+        fc = fact_cache(self.ctx.project.store)
+        state = audit_state(fc, EXTRACTOR)
+        blob, query = self._key(doc)
+        hit = None if state.distrusted else fc.get(EXTRACTOR, self.version, blob, query)
+        if isinstance(hit, dict) and isinstance(hit.get("deps"), dict):
+            try:
+                current = _still(self.ctx, hit["deps"])
+            except (KeyError, TypeError, ValueError):
+                current = False                # an entry of another shape: a miss
+            if current:
+                if state.sampled(fc.path(EXTRACTOR, self.version, blob, query).name):
+                    fc.stats.audited += 1
+                    found, used, crashed = compute()
+                    if crashed or _stored_form(found, used) != hit["value"]:
+                        self._distrust(fc, doc)
+                    return found, used
+                self.hits += 1
+                return _findings(hit["value"])
+            fc.stats.stale += 1
+        with recording(self.ctx) as rec:
+            found, used, crashed = compute()
+        if not crashed:
+            try:
+                fc.put(EXTRACTOR, self.version, blob,
+                       {"value": _plain(found, used), "deps": self._deps(rec)}, query)
+                self.stored += 1
+            except TypeError:
+                pass       # a finding whose data is not plain: simply not memoised
+        return found, used
+
+    def _deps(self, rec: Recorder) -> dict:
+        deps = rec.plain()
+        deps["indexes"] = [[u, index_identity(self.ctx, u)] for u in deps["indexes"]]
+        return deps
+
+    def _distrust(self, fc, doc) -> None:
+        audit_state(fc, EXTRACTOR).distrusted = True
+        n = fc.drop(EXTRACTOR)
+        fc.note(f"memoised lint findings of {doc.course}/{doc.path} did not match a fresh "
+                f"lint: all {n} memoised lessons were dropped and every lesson is linted "
+                "again in this run")
+
+
+def _plain(found: list[Finding], used: list[int]) -> dict:
+    return {"findings": [f.model_dump(mode="json") for f in found], "used": list(used)}
+
+
+def _stored_form(found: list[Finding], used: list[int]) -> Any:
+    try:
+        return decode(encode(_plain(found, used)))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _findings(value: dict) -> tuple[list[Finding], list[int]]:
+    return [Finding(**d) for d in value["findings"]], list(value["used"])
