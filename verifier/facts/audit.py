@@ -2,8 +2,10 @@
 
 A memoised result (a claim's outcome, a lesson's lint findings) is only a shortcut:
 every run re-derives a sample of its hits and compares. `VERIFIER_MEMO_AUDIT` is the
-fraction (default 0.05; the first hit of a run is always audited; 1 re-derives every
-hit, 0 none); `VERIFIER_MEMO_AUDIT_SEED` makes the sample reproducible (tests). One
+fraction (default 0.05; 1 re-derives every hit, 0 none). The claim memo always
+audits the first hit of a run as well; the lint memo does not (`first=False`): a
+one-lesson lint is the editor's case, and auditing its only hit would make the memo
+useless there; `VERIFIER_MEMO_AUDIT_SEED` makes the sample reproducible (tests). One
 state per memo and fact cache (`audit_state(fc, name)`), so a mismatch in one memo
 distrusts that memo only.
 """
@@ -21,7 +23,8 @@ DEFAULT_AUDIT = 0.05   # measured on the course: 0.1 cost 0.13 s of a 0.24 s war
 class AuditState:
     """Per memo, store and process: the audit sample and whether the memo was found wrong."""
 
-    def __init__(self) -> None:
+    def __init__(self, first: bool = True) -> None:
+        self.first = first
         seed = os.environ.get("VERIFIER_MEMO_AUDIT_SEED")
         self.salt = hashlib.sha256(seed.encode()).digest() if seed else secrets.token_bytes(32)
         try:
@@ -35,17 +38,18 @@ class AuditState:
         self.hits += 1
         if self.fraction <= 0:
             return False
-        if self.hits == 1 or self.fraction >= 1:
+        if (self.first and self.hits == 1) or self.fraction >= 1:
             return True
         h = hmac.digest(self.salt, key.encode(), "sha256")
         return int.from_bytes(h[:4], "big") < self.fraction * 2 ** 32
 
 
-def audit_state(fc, name: str) -> AuditState:
-    """The audit state of memo `name` on fact cache `fc` (created on first use)."""
+def audit_state(fc, name: str, first: bool = True) -> AuditState:
+    """The audit state of memo `name` on fact cache `fc` (created on first use;
+    `first`: the first hit is always audited)."""
     states = getattr(fc, "audit_states", None)
     if states is None:
         states = fc.audit_states = {}
     if name not in states:
-        states[name] = AuditState()
+        states[name] = AuditState(first)
     return states[name]

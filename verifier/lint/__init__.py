@@ -20,20 +20,30 @@ from typing import TYPE_CHECKING
 
 from verifier.lint.base import UNAVAILABLE, LintContext, Rule
 from verifier.lint.config import LintConfig, load_lint_config
-from verifier.lint.rules import META, RULES
-from verifier.lint.rules.meta import SourceUnavailable, SuppressionUnused
 from verifier.results import Crash, Finding, Severity
 
 if TYPE_CHECKING:
     from verifier.project import LessonDoc, Project
 
-ALL_RULES = sorted([*RULES, *META], key=lambda r: r.code)
+
+def all_rules() -> list[Rule]:
+    """Every rule (the meta rules included), in code order. The rule modules are
+    imported on first use: a lint whose lessons all come from the memo needs none."""
+    from verifier.lint.rules import META, RULES
+
+    return sorted([*RULES, *META], key=lambda r: r.code)
+
+
+def __getattr__(name: str):
+    if name == "ALL_RULES":
+        return all_rules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def rule_table() -> list[dict]:
     """code, name, severity and doc of every rule, in code order."""
     return [{"code": r.code, "name": r.name, "severity": r.severity, "doc": r.doc()}
-            for r in ALL_RULES]
+            for r in all_rules()]
 
 
 def _run_rule(rule: Rule, ctx: LintContext, doc: "LessonDoc", lesson,
@@ -76,9 +86,11 @@ def run_lint(project: "Project", lessons: "list[LessonDoc]",
             cfg_used[i] = True
         if tick is not None:
             tick()
-    unused_rule = SuppressionUnused()
     unused_cfg = [i for i, used in enumerate(cfg_used) if not used]
     if unused_cfg and ctx.config.path is not None:
+        from verifier.lint.rules.meta import SuppressionUnused
+
+        unused_rule = SuppressionUnused()
         for i in unused_cfg:
             s = ctx.config.suppress[i]
             # only when a lesson it names was linted (else nothing could have matched)
@@ -97,6 +109,9 @@ def _lint_lesson(ctx: LintContext, doc: "LessonDoc", lesson, crashes: list[Crash
                  ) -> tuple[list[Finding], list[int], bool]:
     """One lesson: its findings after suppressions and folding, the lint.toml
     suppressions they used (indices), and whether a rule crashed."""
+    from verifier.lint.rules import RULES
+    from verifier.lint.rules.meta import SourceUnavailable, SuppressionUnused
+
     unused_rule, unavailable_rule = SuppressionUnused(), SourceUnavailable()
     raw: list[Finding] = []
     for rule in RULES:
@@ -160,4 +175,4 @@ def _fold_unavailable(doc: "LessonDoc", items: list[Finding], rule) -> list[Find
     return out
 
 
-__all__ = ["run_lint", "rule_table", "ALL_RULES"]
+__all__ = ["run_lint", "rule_table", "all_rules", "ALL_RULES"]

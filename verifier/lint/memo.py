@@ -26,7 +26,8 @@ reach the course directory only through a lesson's relative links; the rules tha
 new reader cannot escape the course view unnoticed.
 
 Like claim outcomes, memoised findings are audited (`verifier/facts/audit.py`: a
-sample of hits, at least the first, is linted again and compared); one mismatch drops
+sample of hits is linted again and compared; unlike claims, the first hit is not
+always audited, or a one-lesson lint could never use the memo); one mismatch drops
 the whole `lint` section, refuses hits for the rest of the run and is named in the
 run's notes. A lesson whose lint crashed is never memoised. `VERIFIER_FACT_CACHE=0`
 turns the memo off with the rest of the fact cache.
@@ -245,7 +246,7 @@ class Memo:
             found, used, _ = compute()
             return found, used
         fc = fact_cache(self.ctx.project.store)
-        state = audit_state(fc, EXTRACTOR)
+        state = audit_state(fc, EXTRACTOR, first=False)
         blob, query = self._key(doc)
         hit = None if state.distrusted else fc.get(EXTRACTOR, self.version, blob, query)
         if isinstance(hit, dict) and isinstance(hit.get("deps"), dict):
@@ -280,7 +281,7 @@ class Memo:
         return deps
 
     def _distrust(self, fc, doc) -> None:
-        audit_state(fc, EXTRACTOR).distrusted = True
+        audit_state(fc, EXTRACTOR, first=False).distrusted = True
         n = fc.drop(EXTRACTOR)
         fc.note(f"memoised lint findings of {doc.course}/{doc.path} did not match a fresh "
                 f"lint: all {n} memoised lessons were dropped and every lesson is linted "
