@@ -148,3 +148,14 @@ def test_only_the_listed_rule_modules_read_the_course_directory():
                            r"stat|lstat|open)\(|\bopen\(|os\.(path|listdir|walk|scandir|stat)")
     readers = sorted(p.name for p in RULES_DIR.glob("*.py") if fs_access.search(p.read_text()))
     assert readers == sorted(memo_mod.COURSE_READERS)
+
+
+def test_the_lint_audit_does_not_force_the_first_hit(monkeypatch):
+    """The claim memo always audits a run's first hit; the lint memo samples only, or
+    a one-lesson lint (the editor's case) would re-lint its only lesson every time."""
+    from verifier.facts.audit import AuditState
+
+    monkeypatch.setenv("VERIFIER_MEMO_AUDIT", "0.000001")
+    monkeypatch.setenv("VERIFIER_MEMO_AUDIT_SEED", "1")
+    assert AuditState().sampled("entry-a") is True
+    assert AuditState(first=False).sampled("entry-a") is False
