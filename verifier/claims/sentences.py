@@ -50,12 +50,11 @@ def _plain_fragment(fragment: str) -> str:
 def _blocks(text: str, store: "Store | None" = None) -> tuple[tuple[tuple[str, int], ...], ...]:
     """Per block: its sentences (plain text, line), in order. With a `store`, the lesson
     model comes from its cache (markdown-it once per lesson text, `lessons/cache.py`)."""
-    from verifier.lessons.cache import load_lesson
+    from verifier.lessons.cache import load_sentences
 
-    lesson = load_lesson(text, store)
     out: dict[int, list[tuple[str, int]]] = {}
     glue: set[int] = set()
-    for s in lesson.sentences:
+    for s in load_sentences(text, store):
         t = _squash(s.text)
         row = out.setdefault(s.block, [])
         if s.block in glue and row:       # a clause after `;` belongs to the same sentence

@@ -89,16 +89,26 @@ def _builder(cls: type) -> Any:
     return make
 
 
-def load_links(text: str, store: "Store | None" = None) -> list[Link]:
-    """The links of `text` (`load_lesson(...).links`, building nothing else on a hit)."""
+def _one_part(text: str, store: "Store | None", part: str) -> list:
+    """One part of the lesson model of `text`, building nothing else on a hit."""
     if store is not None:
         hit = _cached(text, store)
         if hit is not None:
             try:
-                return _parts(hit[0], {"links": Link})["links"]
+                return _parts(hit[0], {part: _PARTS[part]})[part]
             except (KeyError, TypeError, ValueError, IndexError):
                 pass                       # load_lesson counts and repairs it
-    return load_lesson(text, store).links
+    return getattr(load_lesson(text, store), part)
+
+
+def load_links(text: str, store: "Store | None" = None) -> list[Link]:
+    """The links of `text` (`load_lesson(...).links`, building nothing else on a hit)."""
+    return _one_part(text, store, "links")
+
+
+def load_sentences(text: str, store: "Store | None" = None) -> list[Sentence]:
+    """The sentences of `text` (`load_lesson(...).sentences`, nothing else on a hit)."""
+    return _one_part(text, store, "sentences")
 
 
 def _cached(text: str, store: "Store") -> tuple[dict] | None:
