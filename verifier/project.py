@@ -226,6 +226,18 @@ class Project:
             self._cited[key] = self._cited_in(got)
         return got
 
+    def cited_by(self, doc: LessonDoc) -> list[list[str]]:
+        """(upstream, path) of the files one lesson cites, as plain lists."""
+        key = blob_sha(doc.text.encode("utf-8"))
+        if key not in self._cited:
+            self.links(doc)
+        return [list(c) for c in self._cited[key]]
+
+    def remember_cited(self, key: str, cited: list) -> None:
+        """What a lesson of text blob `key` cites, known from elsewhere (the lint memo
+        keeps it: pins.toml, which maps links to upstreams, is part of its key)."""
+        self._cited.setdefault(key, [(str(u), str(p)) for u, p in cited])
+
     def _cited_in(self, links: list) -> list[tuple[str, str]]:
         cited = []
         for _ref, link in github_links(links):

@@ -159,3 +159,22 @@ def test_the_lint_audit_does_not_force_the_first_hit(monkeypatch):
     monkeypatch.setenv("VERIFIER_MEMO_AUDIT_SEED", "1")
     assert AuditState().sampled("entry-a") is True
     assert AuditState(first=False).sampled("entry-a") is False
+
+
+def test_a_hit_reads_nothing_of_the_lesson_but_its_text(demo, counted, monkeypatch):
+    """A warm lint builds no lesson model: the memo holds the findings and the files
+    the lesson cites (which the record lists), so neither the parsed lesson nor its
+    links are loaded."""
+    from verifier import pipeline
+
+    cold = pipeline.run(demo.project(), pipeline.options(check=False, excerpts=False))
+    import verifier.lessons.cache as lessons_cache
+
+    def boom(*a, **k):
+        raise AssertionError("a memo hit loaded the lesson model")
+
+    monkeypatch.setattr(lessons_cache, "load_lesson", boom)
+    monkeypatch.setattr(lessons_cache, "load_links", boom)
+    warm = pipeline.run(demo.project(), pipeline.options(check=False, excerpts=False))
+    assert counted == ["docs/basics.md", "docs/other.md"]     # the cold run only
+    assert warm.report.model_dump(mode="json") == cold.report.model_dump(mode="json")

@@ -5,13 +5,15 @@ findings depend on more than the lesson's text).
 An entry is stored in the fact cache (`facts/lint/`, signed plain data) keyed by the
 blob of the lesson's text, the code version of `verifier.lint` (the import closure of
 every rule) and a query: the lesson's course, path and name, the bytes of lint.toml,
-pins.toml and pins.lock, whether the course copy is partial or acquired at its
-commit, and the *course view* of the lesson: for each relative link, what the course
-directory holds there (whether the target exists, where it resolves, the directory's
-names when it is missing, the bytes of a linked `.py` example). The value is the
-lesson's findings after suppressions and folding, the lint.toml suppressions they
-used, and the dependencies recorded while the rules ran:
+pins.toml and pins.lock, and whether the course copy is partial or acquired at its
+commit. The value is the lesson's findings after suppressions and folding, the
+lint.toml suppressions they used, the files the lesson cites (for the record, so that
+a hit reads nothing of the lesson but its text), and the dependencies recorded while
+the rules ran:
 
+- the *course view*: for each relative link, what the course directory holds there
+  (whether the target exists, where it resolves, the directory's names when it is
+  missing, the bytes of a linked `.py` example);
 - every file the rules resolved or read, as (upstream, path, blob, status, provider,
   presence, reason, suggestions) at the time;
 - every path-presence answer, every `known_paths` listing and pin tree (by digest);
@@ -140,8 +142,11 @@ def recording(ctx: "LintContext"):
                 delattr(layer, n)
 
 
-def _still(ctx: "LintContext", deps: dict) -> bool:
+def _still(ctx: "LintContext", doc: "LessonDoc", deps: dict) -> bool:
     """Every recorded dependency answers as it did."""
+    view = deps["view"]
+    if _course_view(doc, [e[0] for e in view]) != view:
+        return False
     layer = ctx.project.sources
     for u, p, needed, fp in deps["resolves"]:
         if _sf_print(layer.resolve(u, p, needed=needed)) != fp:
@@ -179,7 +184,19 @@ def _file_digest(path: Path | None) -> str | None:
         return None
 
 
-def _course_view(doc: "LessonDoc", links) -> list:
+def _relative_hrefs(links) -> list[str]:
+    """The hrefs of the lesson's links into the course directory (relative links)."""
+    out = []
+    for link in links:
+        href = link.href.strip()
+        sp = urlsplit(href)
+        if sp.scheme or sp.netloc or not sp.path or href.startswith(("#", "/", "mailto:")):
+            continue
+        out.append(href)
+    return out
+
+
+def _course_view(doc: "LessonDoc", hrefs: list[str]) -> list:
     """What the course directory holds where the lesson's relative links point (all
     that the course-reading rules look at, and more)."""
     parts = PurePosixPath(doc.path).parts
@@ -188,12 +205,8 @@ def _course_view(doc: "LessonDoc", links) -> list:
         root = root.parent
     here = PurePosixPath(doc.path).parent
     out = []
-    for link in links:
-        href = link.href.strip()
-        sp = urlsplit(href)
-        if sp.scheme or sp.netloc or not sp.path or href.startswith(("#", "/", "mailto:")):
-            continue
-        f = os.path.normpath(os.path.join(root, *here.parts, unquote(sp.path)))
+    for href in hrefs:
+        f = os.path.normpath(os.path.join(root, *here.parts, unquote(urlsplit(href).path)))
         entry: list = [href, os.path.realpath(f), os.path.lexists(f), os.path.isfile(f)]
         if not os.path.exists(f):
             parent = os.path.dirname(f)
@@ -215,8 +228,7 @@ def _query(ctx: "LintContext", doc: "LessonDoc") -> dict:
             "pins": _file_digest(project.pins.path), "lock": _file_digest(project.lock_path)}
     return {**base, "course": doc.course, "path": doc.path, "name": doc.name,
             "partial": ctx.course_partial(doc.course),
-            "checkout": [co.kind, co.commit, co.paths is not None] if co is not None else None,
-            "view": _course_view(doc, project.links(doc))}
+            "checkout": [co.kind, co.commit, co.paths is not None] if co is not None else None}
 
 
 @dataclass
@@ -251,7 +263,7 @@ class Memo:
         hit = None if state.distrusted else fc.get(EXTRACTOR, self.version, blob, query)
         if isinstance(hit, dict) and isinstance(hit.get("deps"), dict):
             try:
-                current = _still(self.ctx, hit["deps"])
+                current = _still(self.ctx, doc, hit["deps"])
             except (KeyError, TypeError, ValueError):
                 current = False                # an entry of another shape: a miss
             if current:
@@ -262,14 +274,19 @@ class Memo:
                         self._distrust(fc, doc)
                     return found, used
                 self.hits += 1
+                self.ctx.project.remember_cited(blob, hit["cited"])
                 return _findings(hit["value"])
             fc.stats.stale += 1
         with recording(self.ctx) as rec:
             found, used, crashed = compute()
         if not crashed:
+            links = self.ctx.project.links(doc)      # also notes the files it cites
+            deps = self._deps(rec)
+            deps["view"] = _course_view(doc, _relative_hrefs(links))
             try:
                 fc.put(EXTRACTOR, self.version, blob,
-                       {"value": _plain(found, used), "deps": self._deps(rec)}, query)
+                       {"value": _plain(found, used), "deps": deps,
+                        "cited": self.ctx.project.cited_by(doc)}, query)
                 self.stored += 1
             except TypeError:
                 pass       # a finding whose data is not plain: simply not memoised
