@@ -36,6 +36,7 @@ class LintContext:
     recorder: Any = None          # lint/memo.py: what the current lesson's rules asked for
     _index_identity: dict[str, Any] = field(default_factory=dict)
     _memo_base: dict[str, Any] | None = None
+    _memo_dirs: dict[str, Any] = field(default_factory=dict)
 
     def index(self, upstream: str) -> "SymbolIndex":
         rec = self.recorder

@@ -12,8 +12,8 @@ a hit reads nothing of the lesson but its text), and the dependencies recorded w
 the rules ran:
 
 - the *course view*: for each relative link, what the course directory holds there
-  (whether the target exists, where it resolves, the directory's names when it is
-  missing, the bytes of a linked `.py` example);
+  (whether the target exists, where it resolves, the identity and modification time
+  of its directory when it is missing, the bytes of a linked `.py` example);
 - every file the rules resolved or read, as (upstream, path, blob, status, provider,
   presence, reason, suggestions) at the time;
 - every path-presence answer, every `known_paths` listing and pin tree (by digest);
@@ -145,7 +145,7 @@ def recording(ctx: "LintContext"):
 def _still(ctx: "LintContext", doc: "LessonDoc", deps: dict) -> bool:
     """Every recorded dependency answers as it did."""
     view = deps["view"]
-    if _course_view(doc, [e[0] for e in view]) != view:
+    if _course_view(doc, [e[0] for e in view], ctx._memo_dirs) != view:
         return False
     layer = ctx.project.sources
     for u, p, needed, fp in deps["resolves"]:
@@ -196,9 +196,14 @@ def _relative_hrefs(links) -> list[str]:
     return out
 
 
-def _course_view(doc: "LessonDoc", hrefs: list[str]) -> list:
+def _course_view(doc: "LessonDoc", hrefs: list[str], dirs: dict | None = None) -> list:
     """What the course directory holds where the lesson's relative links point (all
-    that the course-reading rules look at, and more)."""
+    that the course-reading rules look at, and more): per link the target's real
+    path, whether it exists and is a file, the bytes of a linked `.py` example, and for
+    a missing target its directory's identity and modification time (what a dead-link
+    rule's "did you mean" reads, without listing it). `dirs` memoises the real paths
+    and states of directories across the lessons of a run."""
+    dirs = {} if dirs is None else dirs
     parts = PurePosixPath(doc.path).parts
     root = doc.file.absolute()
     for _ in parts:
@@ -207,11 +212,19 @@ def _course_view(doc: "LessonDoc", hrefs: list[str]) -> list:
     out = []
     for href in hrefs:
         f = os.path.normpath(os.path.join(root, *here.parts, unquote(urlsplit(href).path)))
-        entry: list = [href, os.path.realpath(f), os.path.lexists(f), os.path.isfile(f)]
+        parent, name = os.path.split(f)
+        if parent not in dirs:
+            try:
+                st = os.stat(parent)
+                state = [st.st_ino, st.st_mtime_ns] if os.path.isdir(parent) else None
+            except OSError:
+                state = None
+            dirs[parent] = (os.path.realpath(parent), state)
+        real_parent, state = dirs[parent]
+        real = os.path.realpath(f) if os.path.islink(f) else os.path.join(real_parent, name)
+        entry: list = [href, real, os.path.lexists(f), os.path.isfile(f)]
         if not os.path.exists(f):
-            parent = os.path.dirname(f)
-            with contextlib.suppress(OSError):
-                entry.append(sorted(os.listdir(parent)) if os.path.isdir(parent) else None)
+            entry.append(state)
         elif f.endswith(".py") and os.path.isfile(f):
             entry.append(_file_digest(Path(f)))
         out.append(entry)
@@ -282,7 +295,7 @@ class Memo:
         if not crashed:
             links = self.ctx.project.links(doc)      # also notes the files it cites
             deps = self._deps(rec)
-            deps["view"] = _course_view(doc, _relative_hrefs(links))
+            deps["view"] = _course_view(doc, _relative_hrefs(links), self.ctx._memo_dirs)
             try:
                 fc.put(EXTRACTOR, self.version, blob,
                        {"value": _plain(found, used), "deps": deps,
