@@ -34,9 +34,6 @@ class LintContext:
     _indexes: dict[str, "SymbolIndex"] = field(default_factory=dict)
     _texts: dict[tuple[str, str], tuple["SourceFile", str | None]] = field(default_factory=dict)
     recorder: Any = None          # lint/memo.py: what the current lesson's rules asked for
-    _index_identity: dict[str, Any] = field(default_factory=dict)
-    _memo_base: dict[str, Any] | None = None
-    _memo_dirs: dict[str, Any] = field(default_factory=dict)
 
     def index(self, upstream: str) -> "SymbolIndex":
         rec = self.recorder

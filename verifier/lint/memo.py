@@ -142,12 +142,12 @@ def recording(ctx: "LintContext"):
                 delattr(layer, n)
 
 
-def _still(ctx: "LintContext", doc: "LessonDoc", deps: dict) -> bool:
+def _still(memo: "Memo", doc: "LessonDoc", deps: dict) -> bool:
     """Every recorded dependency answers as it did."""
     view = deps["view"]
-    if _course_view(doc, [e[0] for e in view], ctx._memo_dirs) != view:
+    if _course_view(doc, [e[0] for e in view], memo.dirs) != view:
         return False
-    layer = ctx.project.sources
+    layer = memo.ctx.project.sources
     for u, p, needed, fp in deps["resolves"]:
         if _sf_print(layer.resolve(u, p, needed=needed)) != fp:
             return False
@@ -160,19 +160,7 @@ def _still(ctx: "LintContext", doc: "LessonDoc", deps: dict) -> bool:
     for u, fp in deps["trees"]:
         if _tree_print(layer.pin_tree(u)) != fp:
             return False
-    return all(index_identity(ctx, u) == fp for u, fp in deps["indexes"])
-
-
-def index_identity(ctx: "LintContext", upstream: str) -> list | None:
-    """The identity of the upstream's symbol index and of its release surface (once
-    per run)."""
-    memo = ctx._index_identity
-    if upstream not in memo:
-        from verifier.facts.release import release_identity
-
-        idx = ctx.index(upstream)
-        memo[upstream] = [idx.identity, release_identity(ctx.project, upstream)]
-    return memo[upstream]
+    return all(memo.index_identity(u) == fp for u, fp in deps["indexes"])
 
 
 def _file_digest(path: Path | None) -> str | None:
@@ -231,19 +219,6 @@ def _course_view(doc: "LessonDoc", hrefs: list[str], dirs: dict | None = None) -
     return out
 
 
-def _query(ctx: "LintContext", doc: "LessonDoc") -> dict:
-    project = ctx.project
-    co = ctx.course_checkout(doc.course)
-    base = ctx._memo_base
-    if base is None:
-        base = ctx._memo_base = {
-            "config": _digest(ctx.config.text or ""),
-            "pins": _file_digest(project.pins.path), "lock": _file_digest(project.lock_path)}
-    return {**base, "course": doc.course, "path": doc.path, "name": doc.name,
-            "partial": ctx.course_partial(doc.course),
-            "checkout": [co.kind, co.commit, co.paths is not None] if co is not None else None}
-
-
 @dataclass
 class Memo:
     """The lint memo of one run."""
@@ -251,8 +226,9 @@ class Memo:
     ctx: "LintContext"
     enabled: bool = False
     version: str = ""
-    hits: int = 0
-    stored: int = 0
+    base: dict | None = None                     # the query's parts shared by every lesson
+    identities: dict[str, list] = field(default_factory=dict)   # upstream -> index identity
+    dirs: dict[str, Any] = field(default_factory=dict)          # course view, per directory
 
     @classmethod
     def of(cls, ctx: "LintContext") -> "Memo":
@@ -263,7 +239,28 @@ class Memo:
         return cls(ctx, enabled=on, version=code_version("verifier.lint", __name__) if on else "")
 
     def _key(self, doc) -> tuple[str, dict]:
-        return blob_sha(doc.text.encode("utf-8")), _query(self.ctx, doc)
+        ctx = self.ctx
+        project = ctx.project
+        if self.base is None:
+            self.base = {"config": _digest(ctx.config.text or ""),
+                         "pins": _file_digest(project.pins.path),
+                         "lock": _file_digest(project.lock_path)}
+        co = ctx.course_checkout(doc.course)
+        return blob_sha(doc.text.encode("utf-8")), {
+            **self.base, "course": doc.course, "path": doc.path, "name": doc.name,
+            "partial": ctx.course_partial(doc.course),
+            "checkout": [co.kind, co.commit, co.paths is not None] if co is not None else None}
+
+    def index_identity(self, upstream: str) -> list:
+        """The identity of the upstream's symbol index and of its release surface (once
+        per run)."""
+        if upstream not in self.identities:
+            from verifier.facts.release import release_identity
+
+            idx = self.ctx.index(upstream)
+            self.identities[upstream] = [idx.identity, release_identity(self.ctx.project,
+                                                                        upstream)]
+        return self.identities[upstream]
 
     def lint(self, doc, compute) -> tuple[list[Finding], list[int]]:
         """`compute()` -> (findings, lint.toml suppressions used, crashed), memoised."""
@@ -276,7 +273,7 @@ class Memo:
         hit = None if state.distrusted else fc.get(EXTRACTOR, self.version, blob, query)
         if isinstance(hit, dict) and isinstance(hit.get("deps"), dict):
             try:
-                current = _still(self.ctx, doc, hit["deps"])
+                current = _still(self, doc, hit["deps"])
             except (KeyError, TypeError, ValueError):
                 current = False                # an entry of another shape: a miss
             if current:
@@ -286,7 +283,6 @@ class Memo:
                     if crashed or _stored_form(found, used) != hit["value"]:
                         self._distrust(fc, doc)
                     return found, used
-                self.hits += 1
                 self.ctx.project.remember_cited(blob, hit["cited"])
                 return _findings(hit["value"])
             fc.stats.stale += 1
@@ -295,19 +291,18 @@ class Memo:
         if not crashed:
             links = self.ctx.project.links(doc)      # also notes the files it cites
             deps = self._deps(rec)
-            deps["view"] = _course_view(doc, _relative_hrefs(links), self.ctx._memo_dirs)
+            deps["view"] = _course_view(doc, _relative_hrefs(links), self.dirs)
             try:
                 fc.put(EXTRACTOR, self.version, blob,
                        {"value": _plain(found, used), "deps": deps,
                         "cited": self.ctx.project.cited_by(doc)}, query)
-                self.stored += 1
             except TypeError:
                 pass       # a finding whose data is not plain: simply not memoised
         return found, used
 
     def _deps(self, rec: Recorder) -> dict:
         deps = rec.plain()
-        deps["indexes"] = [[u, index_identity(self.ctx, u)] for u in deps["indexes"]]
+        deps["indexes"] = [[u, self.index_identity(u)] for u in deps["indexes"]]
         return deps
 
     def _distrust(self, fc, doc) -> None:

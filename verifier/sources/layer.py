@@ -128,6 +128,11 @@ class SourceLayer(Providers):
             self._held[blob] = data
             self._held_bytes += len(data)
 
+    def _have(self, blob: str) -> bool:
+        """The bytes of `blob` are held by this run or stored (not read: every read
+        verifies them)."""
+        return blob in self._held or self.store.has_blob(blob)
+
     def _bytes(self, blob: str) -> bytes | None:
         data = self._held.get(blob)
         if data is None:
@@ -200,7 +205,7 @@ class SourceLayer(Providers):
                     out[path] = sf.blob
                 continue
             expected, _ = self._identity(st, path, remote=False)
-            if expected and (expected in self._held or self.store.has_blob(expected)):
+            if expected and self._have(expected):
                 out[path] = expected
         return out
 
@@ -237,7 +242,7 @@ class SourceLayer(Providers):
         wanted = []
         for p in paths:
             blob, _ = self._identity(st, p, remote=needed)
-            if blob and not self.store.has_blob(blob) and blob not in self._held:
+            if blob and not self._have(blob):
                 wanted.append(blob)
         if wanted:
             self._open_providers(st)
@@ -253,8 +258,7 @@ class SourceLayer(Providers):
             # (`remote=False`: a symbol index, whose facts come by blob) only needs to
             # know the store holds them; every read verifies the bytes (`read`, which
             # acquires them again when they are missing or corrupt)
-            present = (expected in self._held or self.store.has_blob(expected)) \
-                if not remote else self._bytes(expected) is not None
+            present = self._have(expected) if not remote else self._bytes(expected) is not None
             if present:
                 return SourceFile(upstream=up.name, path=path, status=Status.PINNED,
                                   blob=expected, expected_blob=expected, identity=identity,
@@ -309,8 +313,7 @@ class SourceLayer(Providers):
         if "wheel" in self.config.providers:
             for w in st.wheels:
                 blob = w.files().get(path)
-                cached = bool(blob) and (not verify or blob in self._held
-                                         or self.store.has_blob(blob))
+                cached = bool(blob) and (not verify or self._have(blob))
                 data = w.read(path) if blob and not cached else None
                 if data is not None:
                     self._hold(blob, data)
