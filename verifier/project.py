@@ -16,7 +16,7 @@ from verifier.courses import (CourseCheckout, CourseUnavailable, checkout_course
                               missing_courses_error, tree_dir)
 from verifier.errors import ConfigError, UsageError
 from verifier.gitblob import blob_sha
-from verifier.lessons import github_links, lesson_files, refuse_outside
+from verifier.lessons import lesson_files, refuse_outside
 from verifier.pins import Course, Lock, Pins, load_lock, load_pins
 from verifier.sources.layer import Notify, SourceLayer
 
@@ -214,8 +214,10 @@ class Project:
     def links(self, doc: LessonDoc) -> list:
         """The links of a lesson (`lesson(doc).links`, building nothing else). Only the
         last lesson's are kept; the files it cites are kept per lesson text for the run
-        (`cited_files`), so that asking for both reads the lesson's cache entry once."""
+        and in the fact cache (`lessons/cited.py`), so that asking for both reads the
+        lesson's cache entry once, and asking only for what it cites reads none."""
         from verifier.lessons.cache import load_links
+        from verifier.lessons.cited import cited_in, store_cited
 
         key = blob_sha(doc.text.encode("utf-8"))
         if self._links is not None and self._links[0] == key:
@@ -223,41 +225,37 @@ class Project:
         got = load_links(doc.text, self.store)
         self._links = (key, got)
         if key not in self._cited:
-            self._cited[key] = self._cited_in(got)
+            self._cited[key] = cited_in(got, self.pins)
+            store_cited(key, self.store, self.pins, self._cited[key])
         return got
+
+    def _cited_of(self, doc: LessonDoc) -> list[tuple[str, str]]:
+        key = blob_sha(doc.text.encode("utf-8"))
+        if key not in self._cited:
+            from verifier.lessons.cited import load_cited
+
+            got = load_cited(key, self.store, self.pins)
+            if got is None:
+                self.links(doc)
+            else:
+                self._cited[key] = got
+        return self._cited[key]
 
     def cited_by(self, doc: LessonDoc) -> list[list[str]]:
         """(upstream, path) of the files one lesson cites, as plain lists."""
-        key = blob_sha(doc.text.encode("utf-8"))
-        if key not in self._cited:
-            self.links(doc)
-        return [list(c) for c in self._cited[key]]
+        return [list(c) for c in self._cited_of(doc)]
 
     def remember_cited(self, key: str, cited: list) -> None:
         """What a lesson of text blob `key` cites, known from elsewhere (the lint memo
         keeps it: pins.toml, which maps links to upstreams, is part of its key)."""
         self._cited.setdefault(key, [(str(u), str(p)) for u, p in cited])
 
-    def _cited_in(self, links: list) -> list[tuple[str, str]]:
-        cited = []
-        for _ref, link in github_links(links):
-            up = self.pins.by_slug(link.slug)
-            if up is None or link.kind not in ("blob", "raw") or not link.path:
-                continue
-            if link.hostile_path:
-                continue
-            cited.append((up.name, link.path))
-        return cited
-
     def cited_files(self, lessons: list[LessonDoc] | None = None) -> list[tuple[str, str]]:
         """(upstream, path) of every file a lesson links at a pinned upstream (per lesson
         text once per run: the record asks again lesson by lesson)."""
         found: dict[tuple[str, str], None] = {}
         for lesson in lessons if lessons is not None else self.lessons():
-            key = blob_sha(lesson.text.encode("utf-8"))
-            if key not in self._cited:
-                self.links(lesson)
-            found.update(dict.fromkeys(self._cited[key]))
+            found.update(dict.fromkeys(self._cited_of(lesson)))
         return sorted(found)
 
 

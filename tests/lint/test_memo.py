@@ -123,8 +123,8 @@ def test_the_audit_drops_a_memo_that_a_fresh_lint_contradicts(demo, monkeypatch)
     assert any(f.rule == "relative-link" for f in honest)
     real_get = FactCache.get
 
-    def tampered(self, extractor, version, blob, query=None):
-        got = real_get(self, extractor, version, blob, query)
+    def tampered(self, extractor, version, blob, query=None, **kw):
+        got = real_get(self, extractor, version, blob, query, **kw)
         if extractor == memo_mod.EXTRACTOR and isinstance(got, dict):
             got["value"]["findings"] = [f for f in got["value"]["findings"]
                                         if f["rule"] != "relative-link"]

@@ -155,14 +155,15 @@ def check_claim(kind, claim, ctx):
              "expected": claim.expected, "options": claim.options,
              "upstream": [ctx.upstream.name, ctx.upstream.repo], "env": _claim_env(),
              "notation": ctx.notation.notation.key()}
-    hit = None if state.distrusted else fc.get(EXTRACTOR, version, sf.blob, query)
+    at = fc.locate(EXTRACTOR, version, sf.blob, query)
+    hit = None if state.distrusted else fc.get(EXTRACTOR, version, sf.blob, query, at=at)
     if isinstance(hit, dict):
         deps = [tuple(d) for d in hit.get("deps", [])]
         used_deps = [tuple(d) for d in hit.get("used", [])]
         ok = deps_current(layer, deps, needed=False)
         used = deps_current(layer, used_deps) if ok is not None else None
         if used is not None:
-            if state.sampled(fc.path(EXTRACTOR, version, sf.blob, query).name):
+            if state.sampled(at[0].name):
                 fc.stats.audited += 1
                 fresh = _fresh(kind, claim, ctx)      # fills ctx.used itself
                 if _as_stored(fresh) != hit["value"]:

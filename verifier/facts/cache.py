@@ -136,6 +136,12 @@ class FactCache:
     def path(self, extractor: str, version: str, blob: str, query: Any = None) -> Path:
         return self._locate(extractor, version, blob, query)[0]
 
+    def locate(self, extractor: str, version: str, blob: str, query: Any = None
+               ) -> tuple[Path, bytes]:
+        """Where an entry lives and its key digest, for `get(..., at=...)`: a caller that
+        also needs the entry's name (a memo's audit sample) locates it once."""
+        return self._locate(extractor, version, blob, query)
+
     def _locate(self, extractor: str, version: str, blob: str, query: Any) -> tuple[Path, bytes]:
         if not blob or any(c not in "0123456789abcdef" for c in blob):
             raise ValueError(f"not a blob SHA: {blob!r}")
@@ -165,12 +171,14 @@ class FactCache:
             marker.touch()
 
     # ----------------------------------------------------------------- io
-    def get(self, extractor: str, version: str, blob: str, query: Any = None) -> Any | None:
-        """The stored value, or None (absent, disabled, or bad - then removed)."""
+    def get(self, extractor: str, version: str, blob: str, query: Any = None, *,
+            at: tuple[Path, bytes] | None = None) -> Any | None:
+        """The stored value, or None (absent, disabled, or bad - then removed); `at`:
+        what `locate` gave for the same arguments."""
         if not self.enabled:
             self.stats.misses += 1
             return None
-        p, kd = self._locate(extractor, version, blob, query)
+        p, kd = at if at is not None else self._locate(extractor, version, blob, query)
         self.key            # loaded before any fork (extract_files' pool inherits it)
         self._mark_used(extractor, version)
         try:

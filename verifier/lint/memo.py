@@ -270,14 +270,15 @@ class Memo:
         fc = fact_cache(self.ctx.project.store)
         state = audit_state(fc, EXTRACTOR, first=False)
         blob, query = self._key(doc)
-        hit = None if state.distrusted else fc.get(EXTRACTOR, self.version, blob, query)
+        at = fc.locate(EXTRACTOR, self.version, blob, query)
+        hit = None if state.distrusted else fc.get(EXTRACTOR, self.version, blob, query, at=at)
         if isinstance(hit, dict) and isinstance(hit.get("deps"), dict):
             try:
                 current = _still(self, doc, hit["deps"])
             except (KeyError, TypeError, ValueError):
                 current = False                # an entry of another shape: a miss
             if current:
-                if state.sampled(fc.path(EXTRACTOR, self.version, blob, query).name):
+                if state.sampled(at[0].name):
                     fc.stats.audited += 1
                     found, used, crashed = compute()
                     if crashed or _stored_form(found, used) != hit["value"]:

@@ -150,7 +150,7 @@ class DocKind(ClaimKind):
             candidates = [None] if (module_level and not member) else found
             best = None
             for s in candidates:       # overloads: the first whose doc holds, else the first
-                d = doc_of(facts, s, text)
+                d = doc_of(facts, s, text, ctx.project.store)
                 doc_text = d.text if d else None
                 where = f"module {facts.path}" if s is None else sym_desc(s)
                 if param is not None:
