@@ -248,7 +248,8 @@ def run(project: "Project", opts: RunOptions, progress: Progress | None = None) 
         claim_findings: list[Finding] = []     # the claim files' own (notation-unused)
         pairs = check_claims(project, selected, opts.upstream,
                              kinds=set(opts.kinds) if opts.kinds else None, crashes=crashes,
-                             tick=progress.advance, findings=claim_findings)
+                             tick=progress.advance, findings=claim_findings,
+                             listed=lessons if selected is None else None)
         progress.end()
         claims = [r for _, r in pairs]
         if claim_findings:

@@ -1,6 +1,6 @@
 """Small derived tables kept in the fact cache by the blob of the text they come from:
 the files a lesson cites (`lessons/cited.py`), a lesson's sentence blocks
-(`claims/sentences.py`) and a Python file's docstring table (`claims/kinds/_docs.py`).
+(`claims/sentences.py`, the sentences joined for the fragment search) and a Python file's docstring table (`claims/kinds/_docs.py`).
 
 Each must give what computing it gives, be used on a hit (nothing recomputed), miss
 when the text or the part of the pins it reads changes, and fall back to computing
@@ -93,31 +93,32 @@ def test_cited_entry_of_another_shape_is_recomputed(project):
     assert project.cited_files() == [("demo", "include/demo.h"), ("demo", "src/engine.c")]
 
 
-def test_sentence_blocks_are_kept_and_equal_the_computed_ones(project, monkeypatch):
+def test_sentence_index_is_kept_and_equals_the_computed_one(project, monkeypatch):
     from verifier.claims import sentences
 
     (doc,) = project.lessons()
     store = project.store
-    computed = sentences._blocks_of(doc.text, store)
-    sentences._blocks.cache_clear()
-    assert sentences._blocks(doc.text, store) == computed
-    assert len(_entries(store, sentences.BLOCKS)) == 1
-    sentences._blocks.cache_clear()
-    monkeypatch.setattr(sentences, "_blocks_of", lambda *a: pytest.fail("recomputed"))
-    assert sentences._blocks(doc.text, store) == computed
+    computed = sentences._join(sentences._blocks(doc.text, store))
+    sentences._joined.cache_clear()
+    assert sentences._joined(doc.text, store) == computed
+    assert len(_entries(store, sentences.JOINED)) == 1
+    sentences._joined.cache_clear()
+    monkeypatch.setattr(sentences, "_blocks", lambda *a: pytest.fail("recomputed"))
+    assert sentences._joined(doc.text, store) == computed
     assert "推进一步" in sentences.sentence_of(doc.text, "推进一步", store=store)
 
 
-def test_sentence_blocks_of_another_shape_are_recomputed(project):
+def test_sentence_index_of_another_shape_is_recomputed(project):
     from verifier.claims import sentences
     from verifier.codeversion import code_version
 
     (doc,) = project.lessons()
     blob = blob_sha(doc.text.encode("utf-8"))
-    fact_cache(project.store).put(sentences.BLOCKS, code_version(sentences.__name__), blob,
-                                  [[["only one field"]]])
-    sentences._blocks.cache_clear()
-    assert sentences._blocks(doc.text, project.store) == sentences._blocks_of(doc.text, None)
+    fc = fact_cache(project.store)
+    for bad in ([["only one field"]], ["text", [[1, 2]]], {"a": 1}):
+        fc.put(sentences.JOINED, code_version(sentences.__name__), blob, bad)
+        sentences._joined.cache_clear()
+        assert sentences._joined(doc.text, project.store) == sentences._joined(doc.text, None)
 
 
 def test_python_docstring_table_is_kept(tmp_path, monkeypatch):
@@ -149,3 +150,28 @@ def test_python_docstring_table_of_another_shape_is_parsed(tmp_path):
                           blob_sha(PY.encode("utf-8")), [["x", 1]])
     _docs.py_docs.cache_clear()
     assert _docs.py_docs(PY, store) == _docs._py_docs(PY)
+
+
+def test_checked_claims_lock_is_kept_and_follows_its_bytes(tmp_path, monkeypatch):
+    from verifier.claims import sentences
+    from verifier.errors import ConfigError
+
+    store = Store(tmp_path / "cache")
+    root = tmp_path / "claims"
+    root.mkdir()
+    lock = root / sentences.LOCK_NAME
+    lock.write_text(sentences.dump_bindings({"c/a/x": "0123456789abcdef"}), encoding="utf-8")
+    assert sentences.load_bindings(root, store).sentences == {"c/a/x": "0123456789abcdef"}
+    assert len(_entries(store, sentences.LOCK_SECTION)) == 1
+    import verifier.tomlerrors as te
+
+    real_parse = te.parse_toml
+    monkeypatch.setattr(te, "parse_toml", lambda *a: pytest.fail("parsed again"))
+    assert sentences.load_bindings(root, store).sentences == {"c/a/x": "0123456789abcdef"}
+    monkeypatch.setattr(te, "parse_toml", real_parse)
+    # other bytes: parsed and checked again, and a bad lock is still refused
+    lock.write_text(sentences.dump_bindings({"c/a/x": "fedcba9876543210"}), encoding="utf-8")
+    assert sentences.load_bindings(root, store).sentences == {"c/a/x": "fedcba9876543210"}
+    lock.write_text('schema = 1\n[sentence]\n"c/a/x" = "not a hash"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="16-hex-digit"):
+        sentences.load_bindings(root, store)

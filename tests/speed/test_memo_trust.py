@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from pathlib import Path
 
 import msgpack
 import pytest
@@ -101,7 +102,7 @@ def _full_key(fc, path) -> bytes:
     is no secret, only the signing key is)."""
     for q in _QUERIES:
         p, kd = fc._locate(*q)
-        if p == path:
+        if Path(p) == Path(path):
             return kd
     raise AssertionError(f"no key for {path}")
 

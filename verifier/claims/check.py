@@ -227,15 +227,18 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
                  upstream: str | None = None, *, kinds: "set[str] | None" = None,
                  crashes: list[Crash] | None = None,
                  tick: Callable[[], None] | None = None, findings: list | None = None,
+                 listed: "list[LessonDoc] | None" = None,
                  ) -> list[tuple[LoadedClaim, ClaimResult]]:
     """Like `run_check`, keeping each result next to its loaded claim (for the runtime
     stage). `kinds` keeps only claims of those kinds; `tick()` after each claim; a kind
     that raises appends to `crashes` (its claim is an `error`); `findings` receives the
     claim files' own findings: notation entries no checked claim needed
-    (`notation-unused`, warnings)."""
+    (`notation-unused`, warnings); `listed`: every lesson of the course, already listed
+    by the caller (with `lessons=None`: not listed again)."""
     if upstream is not None:
         project.pins.get(upstream)  # unknown upstream -> clear error
-    pool = lessons if lessons is not None else project.lessons()
+    pool = lessons if lessons is not None else (listed if listed is not None
+                                                else project.lessons())
     by_key = {(ld.course, ld.path): ld for ld in pool}
     loaded = unique_ids(load_claims(project, lessons))
     if upstream is not None:
@@ -251,7 +254,7 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
                     f = project.course_root(course) / lc.lesson
                     if f.is_file():
                         by_key[(lc.course, lc.lesson)] = project.lesson_for(f, lc.course)
-    bindings = load_bindings(claims_root(project))
+    bindings = load_bindings(claims_root(project), project.store)
     uses: dict[str, dict] = {}
 
     def check_all() -> tuple[list, list[Crash]]:

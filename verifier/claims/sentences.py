@@ -46,36 +46,12 @@ def _plain_fragment(fragment: str) -> str:
     return _squash(_INLINE.sub(lambda m: m.group(1) if m.group(1) is not None else "", fragment))
 
 
-BLOCKS = "sentence-blocks"     # the fact cache's section for `_blocks`
+JOINED = "sentence-index"      # the fact cache's section for `_joined`
 
 
-@lru_cache(maxsize=128)
 def _blocks(text: str, store: "Store | None" = None) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """Per block: its sentences (plain text, line), in order. With a `store`, kept in its
-    fact cache by the blob of the lesson's text and this module's code version (its
-    closure holds the lesson model): building the sentence models of 24 lessons from
-    the lesson cache cost 0.17 s of a warm `check` here, this plain table a tenth."""
-    if store is None:
-        return _blocks_of(text, None)
-    from verifier.codeversion import code_version
-    from verifier.facts.cache import fact_cache
-    from verifier.gitblob import blob_sha
-
-    fc = fact_cache(store)
-    if not fc.enabled:
-        return _blocks_of(text, store)
-    blob, version = blob_sha(text.encode("utf-8")), code_version(__name__)
-    hit = fc.get(BLOCKS, version, blob)
-    try:
-        return tuple(tuple((str(t), int(ln)) for t, ln in block) for block in hit)
-    except (TypeError, ValueError):
-        pass                              # absent, or an entry of another shape
-    got = _blocks_of(text, store)
-    fc.put(BLOCKS, version, blob, [[list(x) for x in block] for block in got])
-    return got
-
-
-def _blocks_of(text: str, store: "Store | None") -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Per block: its sentences (plain text, line), in order. With a `store`, the lesson
+    model comes from its cache (markdown-it once per lesson text, `lessons/cache.py`)."""
     from verifier.lessons.cache import load_sentences
 
     out: dict[int, list[tuple[str, int]]] = {}
@@ -93,17 +69,14 @@ def _blocks_of(text: str, store: "Store | None") -> tuple[tuple[tuple[str, int],
 
 _BLOCK_SEP = "\x00"     # between blocks in `_joined`: never in a fragment's plain text
 
+Joined = tuple[str, tuple[tuple[int, int, int], ...], tuple[int, ...]]
 
-@lru_cache(maxsize=128)
-def _joined(text: str, store: "Store | None" = None
-            ) -> tuple[str, tuple[tuple[int, int, int, str], ...], tuple[int, ...]]:
-    """Every block's sentences joined by spaces, the blocks joined by `_BLOCK_SEP`, each
-    sentence's (start, end, line, text) in that string, and the starts alone (for
-    `bisect`): one search per claim."""
+
+def _join(blocks: tuple[tuple[tuple[str, int], ...], ...]) -> Joined:
     parts: list[str] = []
-    spans: list[tuple[int, int, int, str]] = []
+    spans: list[tuple[int, int, int]] = []
     pos = 0
-    for sentences in _blocks(text, store):
+    for sentences in blocks:
         if parts:
             parts.append(_BLOCK_SEP)
             pos += 1
@@ -111,10 +84,43 @@ def _joined(text: str, store: "Store | None" = None
             if i:
                 parts.append(" ")
                 pos += 1
-            spans.append((pos, pos + len(sent), ln, sent))
+            spans.append((pos, pos + len(sent), ln))
             parts.append(sent)
             pos += len(sent)
     return "".join(parts), tuple(spans), tuple(sp[0] for sp in spans)
+
+
+@lru_cache(maxsize=128)
+def _joined(text: str, store: "Store | None" = None) -> Joined:
+    """Every block's sentences joined by spaces, the blocks joined by `_BLOCK_SEP`, each
+    sentence's (start, end, line) in that string (its text is the slice), and the starts
+    alone (for `bisect`): one search per claim.
+
+    With a `store`, kept in its fact cache by the blob of the lesson's text and this
+    module's code version (its closure holds the lesson model): building the sentence
+    models of every lesson from the lesson cache cost 0.17 s of a warm `check` of the
+    shared course here."""
+    if store is None:
+        return _join(_blocks(text, None))
+    from verifier.codeversion import code_version
+    from verifier.facts.cache import fact_cache
+    from verifier.gitblob import blob_sha
+
+    fc = fact_cache(store)
+    if not fc.enabled:
+        return _join(_blocks(text, store))
+    blob, version = blob_sha(text.encode("utf-8")), code_version(__name__)
+    hit = fc.get(JOINED, version, blob)
+    try:
+        joined, rows = hit
+        spans = tuple(map(tuple, rows))
+        if isinstance(joined, str) and all(len(r) == 3 for r in spans):
+            return joined, spans, tuple(r[0] for r in spans)
+    except (TypeError, ValueError):
+        pass                              # absent, or an entry of another shape
+    got = _join(_blocks(text, store))
+    fc.put(JOINED, version, blob, [got[0], [list(r) for r in got[1]]])
+    return got
 
 
 @lru_cache(maxsize=64)
@@ -171,7 +177,7 @@ def sentence_of(text: str, fragment: str, line: int | None = None, *,
                     covered.append(spans[i])
                 i += 1
             if covered:
-                hits.append((covered[0][2], " ".join(sp[3] for sp in covered)))
+                hits.append((covered[0][2], " ".join(joined[sp[0]:sp[1]] for sp in covered)))
             start = joined.find(want, start + 1)
     if hits:
         if line is not None:
@@ -208,13 +214,33 @@ def lock_path(claims_root: Path) -> Path:
     return claims_root / LOCK_NAME
 
 
-def load_bindings(claims_root: Path) -> Bindings:
-    from verifier.tomlerrors import read_toml
+LOCK_SECTION = "claims-lock"       # the fact cache's section for a checked claims.lock
+
+
+def load_bindings(claims_root: Path, store: "Store | None" = None) -> Bindings:
+    """claims.lock (ConfigError naming the file when it is not one). With a `store`, a
+    lock whose bytes were checked before is taken from its fact cache by their blob
+    (the TOML parse and the check cost 0.04 ms per claim here)."""
+    from verifier.tomlerrors import parse_toml, read_text
 
     path = lock_path(claims_root)
     if not path.is_file():
         return Bindings(path, False, {})
-    data, _ = read_toml(path)
+    text = read_text(path)                   # ConfigError naming the file
+    fc = blob = version = None
+    if store is not None:
+        from verifier.codeversion import code_version
+        from verifier.facts.cache import fact_cache
+        from verifier.gitblob import blob_sha
+
+        fc = fact_cache(store)
+        if fc.enabled:
+            blob, version = blob_sha(text.encode("utf-8")), code_version(__name__)
+            hit = fc.get(LOCK_SECTION, version, blob)
+            if isinstance(hit, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                             for k, v in hit.items()):
+                return Bindings(path, True, hit)
+    data = parse_toml(text, path)
     if data.get("schema") != SCHEMA:
         raise ConfigError(f"unknown schema {data.get('schema')!r} (this verifier writes "
                           f"schema = {SCHEMA}); re-create it with `verifier claims rebind --all`",
@@ -225,6 +251,8 @@ def load_bindings(claims_root: Path) -> Bindings:
             for k, v in table.items()):
         raise ConfigError("[sentence] must map claim ids to 16-hex-digit sentence hashes "
                           "(written by `verifier claims rebind`, never by hand)", file=str(path))
+    if fc is not None and fc.enabled and version is not None and blob is not None:
+        fc.put(LOCK_SECTION, version, blob, dict(table))
     return Bindings(path, True, dict(table))
 
 

@@ -278,7 +278,7 @@ class Memo:
             except (KeyError, TypeError, ValueError):
                 current = False                # an entry of another shape: a miss
             if current:
-                if state.sampled(at[0].name):
+                if state.sampled(os.path.basename(at[0])):
                     fc.stats.audited += 1
                     found, used, crashed = compute()
                     if crashed or _stored_form(found, used) != hit["value"]:
