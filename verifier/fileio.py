@@ -22,6 +22,18 @@ UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, er
                         errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ENAMETOOLONG})
 
 
+def real_path(path: str, dirs: dict[str, str]) -> str:
+    """`os.path.realpath(path)`, resolving each directory once: a name that is no
+    symbolic link lies where its directory really is (`dirs`: directory -> real path,
+    kept by the caller; resolving every lesson's full path cost 0.5 ms a lesson here)."""
+    parent, name = os.path.split(path)
+    if os.path.islink(path) or name in ("", ".", ".."):
+        return os.path.realpath(path)
+    if parent not in dirs:
+        dirs[parent] = os.path.realpath(parent)
+    return os.path.join(dirs[parent], name)
+
+
 def current_umask() -> int:
     """The process umask, read without changing it where the kernel reports it."""
     with contextlib.suppress(OSError, ValueError):

@@ -214,10 +214,10 @@ class Project:
     def links(self, doc: LessonDoc) -> list:
         """The links of a lesson (`lesson(doc).links`, building nothing else). Only the
         last lesson's are kept; the files it cites are kept per lesson text for the run
-        and in the fact cache (`lessons/cited.py`), so that asking for both reads the
-        lesson's cache entry once, and asking only for what it cites reads none."""
+        (and, by `cited_by`/`cited_files`, in the fact cache: `lessons/cited.py`), so that
+        asking for both reads the lesson's cache entry once."""
         from verifier.lessons.cache import load_links
-        from verifier.lessons.cited import cited_in, store_cited
+        from verifier.lessons.cited import cited_in
 
         key = blob_sha(doc.text.encode("utf-8"))
         if self._links is not None and self._links[0] == key:
@@ -226,19 +226,15 @@ class Project:
         self._links = (key, got)
         if key not in self._cited:
             self._cited[key] = cited_in(got, self.pins)
-            store_cited(key, self.store, self.pins, self._cited[key])
         return got
 
     def _cited_of(self, doc: LessonDoc) -> list[tuple[str, str]]:
         key = blob_sha(doc.text.encode("utf-8"))
         if key not in self._cited:
-            from verifier.lessons.cited import load_cited
+            from verifier.lessons.cited import cached_cited, cited_in
 
-            got = load_cited(key, self.store, self.pins)
-            if got is None:
-                self.links(doc)
-            else:
-                self._cited[key] = got
+            self._cited[key] = cached_cited(key, self.store, self.pins,
+                                            lambda: cited_in(self.links(doc), self.pins))
         return self._cited[key]
 
     def cited_by(self, doc: LessonDoc) -> list[list[str]]:

@@ -84,12 +84,13 @@ def test_cited_entry_follows_the_text_and_the_pins(project, tmp_path):
 
 
 def test_cited_entry_of_another_shape_is_recomputed(project):
-    from verifier.lessons.cited import EXTRACTOR, _query, _version
+    from verifier.codeversion import code_version
+    from verifier.lessons import cited
 
     (doc,) = project.lessons()
     blob = blob_sha(doc.text.encode("utf-8"))
-    fact_cache(project.store).put(EXTRACTOR, _version(), blob, {"not": "a list"},
-                                  _query(project.pins))
+    fact_cache(project.store).put(cited.EXTRACTOR, code_version(cited.__name__, "verifier.pins"),
+                                  blob, {"not": "a list"}, cited._query(project.pins))
     assert project.cited_files() == [("demo", "include/demo.h"), ("demo", "src/engine.c")]
 
 

@@ -64,6 +64,21 @@ def test_entry_from_old_version_is_rebuilt(fc):
     assert fc.get_or_build("symbols", "v2", None, build) == 3      # no blob: never cached
 
 
+def test_get_or_build_stores_the_plain_form_and_rebuilds_a_rejected_one(fc):
+    def load(plain):
+        if not isinstance(plain, list):
+            raise ValueError("another shape")
+        return tuple(plain)
+
+    assert fc.get_or_build("t", "v1", BLOB, lambda: (1, 2), load=load, dump=list) == (1, 2)
+    assert fc.get("t", "v1", BLOB) == [1, 2]                       # the dumped form
+    assert fc.get_or_build("t", "v1", BLOB, lambda: pytest.fail("built"), load=load,
+                           dump=list) == (1, 2)
+    fc.put("t", "v1", BLOB, {"not": "a list"})
+    assert fc.get_or_build("t", "v1", BLOB, lambda: (3,), load=load, dump=list) == (3,)
+    assert fc.stats.corrupt == 1 and fc.get("t", "v1", BLOB) == [3]
+
+
 @pytest.mark.parametrize("damage,counter", [
     ("truncate", "corrupt"), ("flip", "forged"), ("garbage", "corrupt"), ("empty", "corrupt"),
     ("resigned-checksum", "forged"), ("other-key", "foreign")])

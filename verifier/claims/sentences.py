@@ -106,21 +106,19 @@ def _joined(text: str, store: "Store | None" = None) -> Joined:
     from verifier.facts.cache import fact_cache
     from verifier.gitblob import blob_sha
 
-    fc = fact_cache(store)
-    if not fc.enabled:
-        return _join(_blocks(text, store))
-    blob, version = blob_sha(text.encode("utf-8")), code_version(__name__)
-    hit = fc.get(JOINED, version, blob)
-    try:
-        joined, rows = hit
-        spans = tuple(map(tuple, rows))
-        if isinstance(joined, str) and all(len(r) == 3 for r in spans):
-            return joined, spans, tuple(r[0] for r in spans)
-    except (TypeError, ValueError):
-        pass                              # absent, or an entry of another shape
-    got = _join(_blocks(text, store))
-    fc.put(JOINED, version, blob, [got[0], [list(r) for r in got[1]]])
-    return got
+    return fact_cache(store).get_or_build(
+        JOINED, code_version(__name__), blob_sha(text.encode("utf-8")),
+        lambda: _join(_blocks(text, store)), load=_joined_of,
+        dump=lambda got: [got[0], [list(r) for r in got[1]]])
+
+
+def _joined_of(plain: list) -> Joined:
+    """`_joined`'s value from its stored form (ValueError for another shape)."""
+    joined, rows = plain
+    spans = tuple(map(tuple, rows))
+    if not isinstance(joined, str) or not all(len(r) == 3 for r in spans):
+        raise ValueError("not a sentence index")
+    return joined, spans, tuple(r[0] for r in spans)
 
 
 @lru_cache(maxsize=64)
@@ -221,25 +219,35 @@ def load_bindings(claims_root: Path, store: "Store | None" = None) -> Bindings:
     """claims.lock (ConfigError naming the file when it is not one). With a `store`, a
     lock whose bytes were checked before is taken from its fact cache by their blob
     (the TOML parse and the check cost 0.04 ms per claim here)."""
-    from verifier.tomlerrors import parse_toml, read_text
+    from verifier.tomlerrors import read_text
 
     path = lock_path(claims_root)
     if not path.is_file():
         return Bindings(path, False, {})
     text = read_text(path)                   # ConfigError naming the file
-    fc = blob = version = None
-    if store is not None:
-        from verifier.codeversion import code_version
-        from verifier.facts.cache import fact_cache
-        from verifier.gitblob import blob_sha
+    if store is None:
+        return Bindings(path, True, _checked_table(text, path))
+    from verifier.codeversion import code_version
+    from verifier.facts.cache import fact_cache
+    from verifier.gitblob import blob_sha
 
-        fc = fact_cache(store)
-        if fc.enabled:
-            blob, version = blob_sha(text.encode("utf-8")), code_version(__name__)
-            hit = fc.get(LOCK_SECTION, version, blob)
-            if isinstance(hit, dict) and all(isinstance(k, str) and isinstance(v, str)
-                                             for k, v in hit.items()):
-                return Bindings(path, True, hit)
+    table = fact_cache(store).get_or_build(
+        LOCK_SECTION, code_version(__name__), blob_sha(text.encode("utf-8")),
+        lambda: _checked_table(text, path), load=_str_map)
+    return Bindings(path, True, table)
+
+
+def _str_map(plain: dict) -> dict[str, str]:
+    if not isinstance(plain, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                              for k, v in plain.items()):
+        raise ValueError("not a table of sentence hashes")
+    return plain
+
+
+def _checked_table(text: str, path: Path) -> dict[str, str]:
+    """The `[sentence]` table of claims.lock's text (ConfigError naming the file)."""
+    from verifier.tomlerrors import parse_toml
+
     data = parse_toml(text, path)
     if data.get("schema") != SCHEMA:
         raise ConfigError(f"unknown schema {data.get('schema')!r} (this verifier writes "
@@ -251,9 +259,7 @@ def load_bindings(claims_root: Path, store: "Store | None" = None) -> Bindings:
             for k, v in table.items()):
         raise ConfigError("[sentence] must map claim ids to 16-hex-digit sentence hashes "
                           "(written by `verifier claims rebind`, never by hand)", file=str(path))
-    if fc is not None and fc.enabled and version is not None and blob is not None:
-        fc.put(LOCK_SECTION, version, blob, dict(table))
-    return Bindings(path, True, dict(table))
+    return dict(table)
 
 
 def dump_bindings(sentences: dict[str, str]) -> str:

@@ -221,14 +221,25 @@ class FactCache:
             self.note(f"fact cache not written ({type(exc).__name__}: {exc})")
 
     def get_or_build(self, extractor: str, version: str, blob: str | None,
-                     build: Callable[[], Any], query: Any = None) -> Any:
+                     build: Callable[[], Any], query: Any = None, *,
+                     load: Callable[[Any], Any] | None = None,
+                     dump: Callable[[Any], Any] | None = None) -> Any:
+        """`build()`, stored once per key. `dump(value)` is the plain form stored (default:
+        the value itself) and `load(plain)` turns a stored one back (default: as read);
+        an entry `load` rejects (TypeError, ValueError, KeyError, IndexError: another
+        shape) is counted corrupt and built again. Without a blob, never stored."""
         if not blob:
             return build()
         hit = self.get(extractor, version, blob, query)
         if hit is not None:
-            return hit
+            if load is None:
+                return hit
+            try:
+                return load(hit)
+            except (TypeError, ValueError, KeyError, IndexError):
+                self.stats.corrupt += 1
         value = build()
-        self.put(extractor, version, blob, value, query)
+        self.put(extractor, version, blob, dump(value) if dump is not None else value, query)
         return value
 
     def _decode(self, raw: bytes, key_digest: bytes, path: str) -> tuple[Any] | None:

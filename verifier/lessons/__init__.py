@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 from verifier.errors import ConfigError
+from verifier.fileio import real_path
 from verifier.lessons.model import (CodeBlock, CodeSpan, Heading, Lesson, Link, MathSpan,
                                     Sentence, Suppression, parse_lesson)
 from verifier.permalinks import GitHubLink, parse_github_url
@@ -53,17 +54,10 @@ def lesson_files(root: Path, docs: str = "docs") -> list[Path]:
         return []
     refuse_outside(root, base, "lesson folder")
     real_root = os.path.realpath(root)
-    dirs: dict[str, str] = {}        # directory -> its real path, once per directory
+    dirs: dict[str, str] = {}
 
-    def within(p: Path) -> bool:
-        # what `inside(root, p)` says, without resolving every lesson's full path again
-        # (0.5 ms a lesson here, twice per run): a name that is no symbolic link lies
-        # where its directory really is
-        s = os.fspath(p)
-        parent, name = os.path.split(s)
-        if parent not in dirs:
-            dirs[parent] = os.path.realpath(parent)
-        real = os.path.realpath(s) if os.path.islink(s) else os.path.join(dirs[parent], name)
+    def within(p: Path) -> bool:            # `inside(root, p)`, each directory resolved once
+        real = real_path(os.fspath(p), dirs)
         return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
     out = []

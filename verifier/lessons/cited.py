@@ -17,6 +17,8 @@ from verifier.codeversion import code_version
 from verifier.lessons import github_links
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from verifier.cache import Store
     from verifier.lessons.model import Link
     from verifier.pins import Pins
@@ -42,29 +44,20 @@ def _query(pins: "Pins") -> dict:
     return {"upstreams": sorted([u.name, u.slug.lower()] for u in pins.upstream.values())}
 
 
-def _version() -> str:
-    return code_version(__name__, "verifier.pins")
-
-
-def load_cited(blob: str, store: "Store", pins: "Pins") -> list[tuple[str, str]] | None:
-    """The stored list for the lesson text of blob `blob`, or None (not stored, the
-    fact cache off, or an entry of another shape)."""
+def cached_cited(blob: str, store: "Store", pins: "Pins",
+                 build: "Callable[[], list[tuple[str, str]]]") -> list[tuple[str, str]]:
+    """What the lesson text of blob `blob` cites: from the fact cache, else `build()`
+    (then stored)."""
     from verifier.facts.cache import fact_cache
 
-    fc = fact_cache(store)
-    if not fc.enabled:
-        return None
-    hit = fc.get(EXTRACTOR, _version(), blob, _query(pins))
-    if not isinstance(hit, list) or not all(
+    return fact_cache(store).get_or_build(
+        EXTRACTOR, code_version(__name__, "verifier.pins"), blob, build, _query(pins),
+        load=_pairs, dump=lambda cited: [list(c) for c in cited])
+
+
+def _pairs(plain: list) -> list[tuple[str, str]]:
+    if not isinstance(plain, list) or not all(
             isinstance(c, list) and len(c) == 2 and all(isinstance(x, str) for x in c)
-            for c in hit):
-        return None
-    return [(u, p) for u, p in hit]
-
-
-def store_cited(blob: str, store: "Store", pins: "Pins", cited: list[tuple[str, str]]) -> None:
-    from verifier.facts.cache import fact_cache
-
-    fc = fact_cache(store)
-    if fc.enabled:
-        fc.put(EXTRACTOR, _version(), blob, [list(c) for c in cited], _query(pins))
+            for c in plain):
+        raise ValueError("not a list of (upstream, path)")
+    return [(u, p) for u, p in plain]

@@ -48,6 +48,7 @@ from urllib.parse import unquote, urlsplit
 from verifier.codeversion import code_version
 from verifier.facts.audit import audit_state
 from verifier.facts.cache import decode, encode, fact_cache
+from verifier.fileio import real_path
 from verifier.gitblob import blob_sha
 from verifier.results import Finding
 
@@ -200,23 +201,25 @@ def _course_view(doc: "LessonDoc", hrefs: list[str], dirs: dict | None = None) -
     out = []
     for href in hrefs:
         f = os.path.normpath(os.path.join(root, *here.parts, unquote(urlsplit(href).path)))
-        parent, name = os.path.split(f)
-        if parent not in dirs:
-            try:
-                st = os.stat(parent)
-                state = [st.st_ino, st.st_mtime_ns] if os.path.isdir(parent) else None
-            except OSError:
-                state = None
-            dirs[parent] = (os.path.realpath(parent), state)
-        real_parent, state = dirs[parent]
-        real = os.path.realpath(f) if os.path.islink(f) else os.path.join(real_parent, name)
-        entry: list = [href, real, os.path.lexists(f), os.path.isfile(f)]
+        entry: list = [href, real_path(f, dirs.setdefault("real", {})), os.path.lexists(f),
+                       os.path.isfile(f)]
         if not os.path.exists(f):
-            entry.append(state)
+            entry.append(_dir_state(os.path.dirname(f), dirs.setdefault("state", {})))
         elif f.endswith(".py") and os.path.isfile(f):
             entry.append(_file_digest(Path(f)))
         out.append(entry)
     return out
+
+
+def _dir_state(d: str, states: dict) -> list | None:
+    """A directory's identity and modification time (None: no directory), once per run."""
+    if d not in states:
+        try:
+            st = os.stat(d)
+            states[d] = [st.st_ino, st.st_mtime_ns] if os.path.isdir(d) else None
+        except OSError:
+            states[d] = None
+    return states[d]
 
 
 @dataclass
@@ -228,7 +231,7 @@ class Memo:
     version: str = ""
     base: dict | None = None                     # the query's parts shared by every lesson
     identities: dict[str, list] = field(default_factory=dict)   # upstream -> index identity
-    dirs: dict[str, Any] = field(default_factory=dict)          # course view, per directory
+    dirs: dict[str, Any] = field(default_factory=dict)   # course view: real paths, states
 
     @classmethod
     def of(cls, ctx: "LintContext") -> "Memo":

@@ -146,18 +146,11 @@ def py_docs(text: str, store: "Store | None" = None) -> dict[int, tuple[str, int
     from verifier.facts.cache import fact_cache
     from verifier.gitblob import blob_sha
 
-    fc = fact_cache(store)
-    if not fc.enabled:
-        return _py_docs(text)
-    blob, version = blob_sha(text.encode("utf-8")), code_version(__name__)
-    hit = fc.get(PY_DOCS, version, blob)
-    try:
-        return {int(k): (str(d), int(a), int(b)) for k, d, a, b in hit}
-    except (TypeError, ValueError):
-        pass                              # absent, or an entry of another shape
-    docs = _py_docs(text)
-    fc.put(PY_DOCS, version, blob, [[k, d, a, b] for k, (d, a, b) in sorted(docs.items())])
-    return docs
+    return fact_cache(store).get_or_build(
+        PY_DOCS, code_version(__name__), blob_sha(text.encode("utf-8")),
+        lambda: _py_docs(text),
+        load=lambda rows: {int(k): (str(d), int(a), int(b)) for k, d, a, b in rows},
+        dump=lambda docs: [[k, d, a, b] for k, (d, a, b) in sorted(docs.items())])
 
 
 def doc_of(facts: FileFacts, s: Sym | None, text: str, store: "Store | None" = None
