@@ -12,7 +12,11 @@ key of every entry it could have changed, and nothing else.
 
 Imports are found with a line scanner (an `ast` parse of the package costs ~0.14 s,
 more than a warm check may spend); `tests/speed/test_codeversion.py` holds it equal
-to an `ast` walk over the whole package, so a form it misses fails the suite.
+to an `ast` walk over the whole package, so a form it misses fails the suite. The
+scan of the package's files (~50 ms for a command's closure here) is itself kept in
+the fact cache (`attach`, called when a store's fact cache opens) by the digest of
+every file of the package and of this module: one entry read instead of a scan, and
+any edit anywhere in the package scans it again.
 """
 
 from __future__ import annotations
@@ -24,6 +28,10 @@ import re
 import sys
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from verifier.facts.cache import FactCache
 
 PKG = Path(__file__).resolve().parent          # the `verifier` package directory
 TOP = PKG.name
@@ -96,16 +104,56 @@ def _with_parents(dotted: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
+def _scan(root: str, f: str) -> tuple[list[str], bool]:
+    """A file's imports (sorted) and whether it names `.scm` files."""
+    with open(f, encoding="utf-8") as fh:
+        text = fh.read()
+    return sorted(scan_imports(root, f, text)), ".scm" in text
+
+
+# the scans of a package's files, by root, from the fact cache (`attach`)
+_TABLES: dict[str, dict[str, list]] = {}
+TABLE = "code-imports"       # the fact cache's section for the scan table
+
+
+def attach(fc: "FactCache", root: Path | str = PKG) -> None:
+    """Take the scans of `root`'s files from the fact cache `fc` (scanning and storing
+    them all when it has none for the package as it is now): an entry keyed by the
+    digest of every `.py` file of the package and of this module."""
+    r = str(root)
+    if r in _TABLES or not fc.enabled:
+        return
+    files = sorted(glob.glob(os.path.join(r, "**", "*.py"), recursive=True))
+    cut = len(r) + 1
+    h = hashlib.sha256(f"format={FORMAT}".encode())
+    for f in files:
+        h.update(f[cut:].encode() + b"\0" + _file_digest(f))
+    me = _file_digest(os.path.realpath(__file__))
+    _TABLES[r] = fc.get_or_build(
+        TABLE, me.hex()[:24], h.hexdigest(),
+        lambda: {f[cut:]: list(_scan(r, f)) for f in files}, load=_table_of)
+
+
+def _table_of(plain: dict) -> dict[str, list]:
+    if not isinstance(plain, dict) or not all(
+            isinstance(v, list) and len(v) == 2 and isinstance(v[1], bool)
+            and all(isinstance(d, str) for d in v[0]) for v in plain.values()):
+        raise ValueError("not an import table")
+    return plain
+
+
 @cache
 def _file_deps(root: str, f: str) -> tuple[frozenset[str], tuple[str, ...]]:
     """A file's imports, and the data files it loads (once per process)."""
-    with open(f, encoding="utf-8") as fh:
-        text = fh.read()
+    table = _TABLES.get(root)
+    got = table.get(f[len(root) + 1:]) if table is not None and f.startswith(root + os.sep) \
+        else None
+    deps, scm = got if got is not None else _scan(root, f)
     data = ()
-    if ".scm" in text:
+    if scm:
         data = tuple(sorted(glob.glob(os.path.join(os.path.dirname(f), "**", "*.scm"),
                                       recursive=True)))
-    return frozenset(scan_imports(root, f, text)), data
+    return frozenset(deps), data
 
 
 @cache
@@ -155,6 +203,7 @@ def code_version(*modules: str, root: Path = PKG) -> str:
 
 def clear() -> None:
     """Forget computed versions (tests that edit a copy of the package)."""
+    _TABLES.clear()
     _module_file.cache_clear()
     _file_deps.cache_clear()
     _file_digest.cache_clear()

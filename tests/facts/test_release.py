@@ -265,3 +265,58 @@ map = [{{ wheel = "fixpkg/", repo = "python/fixpkg/" }}]
     assert rel is not None and set(rel.producers) == {"introspection"}   # the wheel has no .pyi
     got = Resolver([rel], release=[]).resolve(_ref("fixpkg.lazy_thing"))
     assert got.status == "resolved" and got.producer == "introspection"
+
+
+def test_top_packages_are_kept_by_the_archive_sha256(tmp_path, monkeypatch):
+    """A wheel's top-level packages are read from its member list once, then from the
+    fact cache by the archive's sha256; another archive (another sha256) is read
+    again, and an unreadable archive gives nothing and is not remembered."""
+    import json
+    import zipfile
+
+    from verifier.facts import release
+    from verifier.project import load_project
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("VERIFIER_CACHE", str(cache))
+    monkeypatch.setenv("VERIFIER_OFFLINE", "1")
+    repo = make_git_repo(tmp_path / "up", {"README.md": "fixture\n"})
+    root = tmp_path / "proj"
+    root.mkdir()
+    pins = write_pins(root, {"fix": UpstreamSpec(repo.url, repo.head, wheel="fixpkg==1.0",
+                                                 wheel_map=[("fixpkg/", "python/fixpkg/")])})
+    place_wheel_in_cache(cache, "fixpkg==1.0", make_wheel(tmp_path / "dist", "fixpkg", "1.0",
+                                                          SOURCE))
+    assert release.top_packages(load_project(pins), "fix") == ("fixpkg",)
+
+    def no_zip(*a, **k):
+        raise AssertionError("the archive was read again")
+
+    monkeypatch.setattr(release, "_archive_tops", no_zip)
+    assert release.top_packages(load_project(pins), "fix") == ("fixpkg",)     # the entry
+    monkeypatch.undo()
+    monkeypatch.setenv("VERIFIER_CACHE", str(cache))
+    monkeypatch.setenv("VERIFIER_OFFLINE", "1")
+    # another archive under the same name: its download record and manifest name
+    # another sha256
+    from verifier.sources.wheel import DOWNLOAD_RECORD
+
+    (manifest,) = cache.rglob("manifest.json")
+    record = manifest.parent / DOWNLOAD_RECORD
+
+    def restamp(sha: str) -> None:
+        for f in (manifest, record):
+            data = json.loads(f.read_text())
+            data["sha256"] = sha
+            f.write_text(json.dumps(data))
+
+    archive = manifest.parent / json.loads(record.read_text())["file"]
+    with zipfile.ZipFile(archive, "a") as zf:
+        zf.writestr("otherpkg/__init__.py", "")
+    restamp(release.hashlib.sha256(archive.read_bytes()).hexdigest())
+    assert release.top_packages(load_project(pins), "fix") == ("fixpkg", "otherpkg")
+    archive.write_bytes(b"not a zip")
+    restamp("0" * 64)
+    assert release.top_packages(load_project(pins), "fix") == ()
+    monkeypatch.setattr(release, "_archive_tops", lambda archive: ["fromthezip"])
+    assert release.top_packages(load_project(pins), "fix") == ("fromthezip",)   # not remembered

@@ -110,3 +110,39 @@ def test_editing_a_query_file_changes_the_key(tmp_path):
 def test_unknown_module_is_refused():
     with pytest.raises(ValueError):
         code_version("verifier.nope")
+
+
+def test_the_import_scans_are_kept_and_follow_the_package(tmp_path, monkeypatch):
+    """`attach`: the package's import scans come from the fact cache (no file scanned
+    on a hit, the same closure and version as scanning), and an edit anywhere in the
+    package scans it again, so a new import is followed."""
+    from verifier.cache import Store
+    from verifier.facts.cache import FactCache
+
+    root = _copy(tmp_path)
+    fc = FactCache(Store(tmp_path / "cache"))
+    codeversion.clear()
+    scanned = code_version("verifier.facts.symbols", root=root)
+    codeversion.clear()
+    codeversion.attach(fc, root)                  # a miss: everything scanned and stored
+    assert fc.stats.writes == 1
+    assert code_version("verifier.facts.symbols", root=root) == scanned
+    codeversion.clear()
+
+    def no_scan(*a, **k):
+        raise AssertionError("a file was scanned although its scan is kept")
+
+    monkeypatch.setattr(codeversion, "scan_imports", no_scan)
+    codeversion.attach(fc, root)                  # a hit
+    assert fc.stats.hits == 1
+    assert code_version("verifier.facts.symbols", root=root) == scanned
+    assert "report_builder.py" not in closure("verifier.facts.symbols", root=root)
+    monkeypatch.undo()
+    sym = root / "facts" / "symbols.py"
+    sym.write_text(sym.read_text() + "\n\ndef _later():\n    from verifier import report_builder\n")
+    codeversion.clear()
+    codeversion.attach(fc, root)                  # the package changed: scanned again
+    assert fc.stats.writes == 2
+    assert "report_builder.py" in closure("verifier.facts.symbols", root=root)
+    assert code_version("verifier.facts.symbols", root=root) != scanned
+    codeversion.clear()

@@ -110,9 +110,8 @@ def source_notices(args: argparse.Namespace, code: int) -> int:
             if n.paths:
                 shown = ", ".join(n.paths[:5])
                 paths = f" ({shown}{f', … {len(n.paths) - 5} more' if len(n.paths) > 5 else ''})"
-            o.err_console().print(o.text((f"sources {n.severity}:", "yellow" if n.severity ==
-                                          "warning" else "cyan"),
-                                         f" [{n.code}] {n.message}{paths}"))
+            o.err_line((f"sources {n.severity}:", "yellow" if n.severity == "warning" else "cyan"),
+                       f" [{n.code}] {n.message}{paths}")
     if warned and getattr(args, "strict", False) and code == 0:
         return 1
     return code

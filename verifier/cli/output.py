@@ -11,6 +11,10 @@
 - Paths are printed relative to the current directory when below it, else absolute,
   so terminals and editors can open them.
 - Progress bars (rich) are shown on stderr only on a terminal and without `-q`.
+- Lines go through rich only on a terminal (colour); to anything else (CI logs, pipes,
+  files) they are written as their plain text, which is what rich would print there
+  without colour, so rich (0.1 s of start-up here) is imported only for a terminal or a
+  table.
 """
 
 from __future__ import annotations
@@ -20,13 +24,16 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import IO, TYPE_CHECKING
 
 from verifier.pipeline import Progress
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+Part = str | tuple[str, str]      # user text, or (text, rich style)
 
 _CTRL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\x1b": "\\x1b"}
@@ -87,7 +94,9 @@ class GuardedStream:
         return getattr(self._stream, name)
 
 
-def _console(stream: IO[str], stderr: bool) -> Console:
+def _console(stream: IO[str], stderr: bool) -> "Console":
+    from rich.console import Console
+
     tty = stream.isatty()
     if tty:
         return Console(file=GuardedStream(stream), highlight=False, soft_wrap=True,
@@ -97,26 +106,28 @@ def _console(stream: IO[str], stderr: bool) -> Console:
                    force_terminal=False, width=160, stderr=stderr)
 
 
-_out: Console | None = None
-_err: Console | None = None
+_out: "Console | None" = None
+_err: "Console | None" = None
 
 
-def out_console() -> Console:
+def out_console() -> "Console":
     global _out
     if _out is None or _out.file._stream is not sys.stdout:  # type: ignore[attr-defined]
         _out = _console(sys.stdout, stderr=False)
     return _out
 
 
-def err_console() -> Console:
+def err_console() -> "Console":
     global _err
     if _err is None or _err.file._stream is not sys.stderr:  # type: ignore[attr-defined]
         _err = _console(sys.stderr, stderr=True)
     return _err
 
 
-def text(*parts: str | tuple[str, str]) -> Text:
+def text(*parts: Part) -> "Text":
     """Text from pieces: a plain str (user text: cleaned) or (str, style)."""
+    from rich.text import Text
+
     t = Text()
     for p in parts:
         if isinstance(p, tuple):
@@ -126,16 +137,36 @@ def text(*parts: str | tuple[str, str]) -> Text:
     return t
 
 
-def say(*parts: str | tuple[str, str]) -> None:
+def plain(*parts: Part) -> str:
+    """The text of `parts` without styles (user text cleaned), as `text` holds it."""
+    return "".join(clean(p[0]) if isinstance(p, tuple) else clean(p) for p in parts)
+
+
+def line(stream: IO[str], *parts: Part) -> None:
+    """One line of `parts` on `stream` (stdout or stderr): through rich on a terminal,
+    else its plain text (workflow commands defused either way)."""
+    if stream.isatty():
+        con = out_console() if stream is sys.stdout else err_console()
+        con.print(text(*parts), soft_wrap=True)
+    else:
+        stream.write(guard_line(plain(*parts)) + "\n")
+
+
+def say(*parts: Part) -> None:
     """One result line on stdout."""
-    out_console().print(text(*parts), soft_wrap=True)
+    line(sys.stdout, *parts)
+
+
+def err_line(*parts: Part) -> None:
+    """One line on stderr; printing it never fails the command."""
+    try:
+        line(sys.stderr, *parts)
+    except Exception:  # noqa: BLE001 - printing must never be what fails
+        sys.stderr.write(guard_line(plain(*parts)) + "\n")
 
 
 def _stderr(label: str, style: str, msg: str) -> None:
-    try:
-        err_console().print(text((label, style), " ", msg), soft_wrap=True)
-    except Exception:  # noqa: BLE001 - printing must never be what fails
-        sys.stderr.write(guard_line(f"{label} {clean(msg)}") + "\n")
+    err_line((label, style), " ", msg)
 
 
 def note(msg: str) -> None:
@@ -144,19 +175,19 @@ def note(msg: str) -> None:
 
 def info(msg: str) -> None:
     """A line of information on stderr (e.g. 'wrote out/verification.json')."""
-    try:
-        err_console().print(text(msg), soft_wrap=True)
-    except Exception:  # noqa: BLE001
-        sys.stderr.write(guard_line(clean(msg)) + "\n")
+    err_line(msg)
 
 
 def error(msg: str, label: str = "error:") -> None:
     _stderr(label, "bold red", msg)
 
 
-def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[str | Text]],
-          right: Iterable[str] = ()) -> Table:
+def table(title: str, columns: Sequence[str], rows: Iterable[Sequence["str | Text"]],
+          right: Iterable[str] = ()) -> "Table":
     """A table whose cells are user text (never markup); Text cells keep their styles."""
+    from rich.table import Table
+    from rich.text import Text
+
     right = set(right)
     t = Table(title=clean(title))
     for col in columns:

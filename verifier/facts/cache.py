@@ -303,5 +303,8 @@ def fact_cache(store: "Store") -> FactCache:
     """The fact cache of a store (one per Store object, so stats add up per run)."""
     fc = _BY_STORE.get(store)
     if fc is None:
+        from verifier import codeversion
+
         fc = _BY_STORE[store] = FactCache(store)
+        codeversion.attach(fc)      # the package's import scans, kept here too
     return fc

@@ -34,7 +34,6 @@ from pathlib import Path, PurePosixPath
 from verifier.cache import Store
 from verifier.errors import AcquisitionError
 from verifier.pins import Wheel
-from verifier.sources.index import PackageIndex, default_index_url, sha256_file
 
 MANIFEST_VERSION = 2
 DOWNLOAD_RECORD = "download.json"
@@ -167,6 +166,9 @@ class WheelSource:
         if rec:
             path = self.dir / rec["file"]
             if path.is_file():
+                from verifier.sources.index import sha256_file   # the index client loads
+                # `packaging`: imported only when an archive is checked or downloaded
+
                 got = sha256_file(path)
                 if got == rec["sha256"]:
                     self._verified = path
@@ -205,6 +207,8 @@ class WheelSource:
         # We hold the wheel lock: any staging directory of this wheel is an interrupted run's.
         for stale in tmp_root.glob(f"dl-{self.dir.name}-*"):
             shutil.rmtree(stale, ignore_errors=True)
+        from verifier.sources.index import PackageIndex, default_index_url
+
         index = PackageIndex(default_index_url(self.index_url), deadline=self.timeout)
         dist = index.find(self.wheel.name, self.wheel.version, sdist=self.wheel.sdist)
         if not safe_member(dist.filename) or "/" in dist.filename:
