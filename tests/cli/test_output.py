@@ -148,3 +148,63 @@ def test_the_error_funnel_survives_text_it_cannot_print(cli, proj, monkeypatch):
     monkeypatch.setattr(o, "err_console", broken)
     code, _, err = cli(*proj.args("check", "--upstream", "nope"))
     assert code == 2 and "unknown upstream 'nope'" in err
+
+
+class _Tty:
+    """A text stream that says it is a terminal."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, s: str) -> int:
+        self.parts.append(s)
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+    @property
+    def text(self) -> str:
+        return re.sub(r"\x1b\[[0-9;]*m", "", "".join(self.parts))
+
+
+@pytest.mark.parametrize("parts", [
+    ("path.md:3: ", ("error", "red"), " VL101 permalink-pin: x [bold]y[/] ::z"),
+    ("::error file=x::boom", ("  two  spaces ", "dim"), "tab\there"),
+    ("新的段落 `mj_step` ", ("ok", "green"), "\x1b[31mred\n::x"),
+])
+def test_plain_lines_are_what_rich_prints_on_a_terminal(parts, monkeypatch):
+    """Off a terminal a line is written as its plain text; on a terminal rich prints
+    it with colour. Without the colour both are the same text (user text cleaned,
+    workflow commands defused), so logs read as a terminal does."""
+    import io
+    import sys
+
+    import verifier.cli.output as o
+
+    pipe, tty = io.StringIO(), _Tty()
+    monkeypatch.setattr(sys, "stdout", pipe)
+    o.say(*parts)
+    monkeypatch.setattr(sys, "stdout", tty)
+    o.say(*parts)
+    assert pipe.getvalue() == tty.text
+    assert pipe.getvalue().count("\n") == 1 and not pipe.getvalue().startswith("::")
+
+
+def test_a_lint_to_a_pipe_does_not_load_rich(with_error):
+    """rich (a tenth of a warm command's start-up here) is imported only for a terminal
+    or a table: a lint whose output goes to a pipe or a log never loads it."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom verifier.cli.main import main\n"
+            f"try:\n    main({with_error.args('lint')!r})\nexcept SystemExit:\n    pass\n"
+            "sys.stderr.write('RICH %s' % sorted(m for m in sys.modules "
+            "if m.split('.')[0] == 'rich'))\n")
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=with_error.root)
+    assert "VL101" in got.stdout, got.stderr
+    assert got.stderr.strip().splitlines()[-1] == "RICH []"

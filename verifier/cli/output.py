@@ -148,8 +148,8 @@ def line(stream: IO[str], *parts: Part) -> None:
     if stream.isatty():
         con = out_console() if stream is sys.stdout else err_console()
         con.print(text(*parts), soft_wrap=True)
-    else:
-        stream.write(guard_line(plain(*parts)) + "\n")
+    else:     # tabs expanded as rich does (tab size 8), before the line is defused
+        stream.write(guard_line(plain(*parts).expandtabs(8)) + "\n")
 
 
 def say(*parts: Part) -> None:
