@@ -224,3 +224,29 @@ def test_audit_compares_what_the_cache_stores_not_python_types(tmp_path, monkeyp
         assert not memo.distrusted(p) and not [n for n in notes if "memo" in n or "signature" in n]
     finally:
         REGISTRY.pop("test-speed-tuples", None)
+
+
+def test_the_audit_draws_whole_files(course, monkeypatch):
+    """The audit sample is drawn by source file: both claims on `sx_forward.c` are
+    re-derived together or not at all (one parse for the file), and over runs with
+    different salts the file is sometimes drawn and sometimes not."""
+    s, cold = course
+    monkeypatch.setenv("VERIFIER_MEMO_AUDIT", "0.5")
+    counts = set()
+    for seed in range(12):
+        monkeypatch.setenv("VERIFIER_MEMO_AUDIT_SEED", str(seed))
+        audited: list[str] = []
+        orig = memo._fresh
+
+        def fresh(kind, claim, ctx, _orig=orig, _seen=audited):
+            _seen.append(claim.path)
+            return _orig(kind, claim, ctx)
+
+        monkeypatch.setattr(memo, "_fresh", fresh)
+        p = load_project(s.root / "pins.toml")
+        assert _dump(run_check(p)) == _dump(cold)
+        monkeypatch.setattr(memo, "_fresh", orig)
+        n = audited.count("src/engine/sx_forward.c")
+        assert n in (0, 2), (seed, audited)
+        counts.add(n)
+    assert counts == {0, 2}
