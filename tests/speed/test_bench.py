@@ -135,6 +135,10 @@ def test_course_section_cold_then_warm(tmp_path, monkeypatch):
     assert c.warm_total_s == round(sum(r.wall_s for r in c.warm[:2]), 3)
     assert c.outputs_identical is True
     assert c.cold_total_s > 0 and c.warm_total_s > 0
+    # the start-up floor of each command, measured in the same run
+    assert c.interpreter is not None and c.interpreter.exit_code == 0
+    assert [f.command for f in c.imports] == [f"imports of {r.command}" for r in c.warm]
+    assert all(f.exit_code == 0 and f.cpu_s > c.interpreter.cpu_s / 2 for f in c.imports)
     # the scratch cache is gone; the shared source data is still there
     root = s.project.store.root
     assert list((root / "tmp").iterdir()) == []
@@ -166,3 +170,13 @@ def test_first_difference_names_the_line():
     got = first_difference("verifier check", b"a\nb\nc\n", b"a\nB\nc\n")
     assert got == "verifier check: output line 2 differs: cold 'b', warm 'B'"
     assert "end of output" in first_difference("x", b"a\n", b"a\nmore\n")
+
+
+def test_loaded_modules_reads_importtime_in_order():
+    err = (b"import time: self [us] | cumulative | imported package\n"
+           b"import time:       120 |        120 |   verifier.errors\n"
+           b"noise line\n"
+           b"import time:       300 |        420 | verifier.cli.main\n"
+           b"import time:        10 |         10 | verifier.__main__\n"
+           b"import time:         5 |          5 |   verifier.errors\n")
+    assert bench.loaded_modules(err) == ["verifier.errors", "verifier.cli.main"]

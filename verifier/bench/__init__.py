@@ -10,7 +10,11 @@ course     cold and warm wall time of `verifier lint` and `verifier check`
            *warm* = the same command again (median of `--repeat`). Runs are
            `--offline`: after a preparation run every source is in the cache,
            so the timing is the verifier's, not the network's. Cold and warm
-           outputs are compared (they must be identical).
+           outputs are compared (they must be identical). The start-up floor
+           is measured in the same run: `python -c pass`, and per command a
+           process that imports exactly the modules the command loaded (read
+           from one `-X importtime` run) and does nothing else; a warm
+           command's CPU above its floor is its work.
 index      the symbol index of the largest available tree - every upstream's
            source files served at pinned identity, and, when a local mirror is
            configured, the mirror snapshot's HEAD tree (blobs read with
@@ -45,7 +49,7 @@ from typing import TYPE_CHECKING
 
 from verifier.bench.clone import bench_clone
 from verifier.bench.common import cli_run, load_avg, machine
-from verifier.bench.course import bench_course, bytecode_env
+from verifier.bench.course import bench_course, bytecode_env, loaded_modules
 from verifier.bench.index import bench_index, cat_file_batch, mirror_tree
 from verifier.bench.model import (BenchReport, CliRun, CloneBench, CourseBench, IndexBench, Machine,
                                   Target, evaluate)
@@ -58,7 +62,8 @@ if TYPE_CHECKING:
 __all__ = ["BenchReport", "CliRun", "CloneBench", "CourseBench", "IndexBench", "Machine", "Target",
            "bench_clone", "bench_course", "bench_index", "bench_large", "bench_runtime",
            "bench_scale", "build_scaled_course", "bytecode_env",
-           "cat_file_batch", "cli_run", "evaluate", "machine", "mirror_tree", "run_bench"]
+           "cat_file_batch", "cli_run", "evaluate", "loaded_modules", "machine", "mirror_tree",
+           "run_bench"]
 
 
 def run_bench(project: "Project", *, sections: set[str], repeat: int = 3,

@@ -17,7 +17,8 @@ from pathlib import Path
 from verifier.bench.model import CliRun, Machine
 from verifier.cache import SOURCE_SECTIONS, Store, dir_size
 
-__all__ = ["cli_run", "cli_run_raw", "median_run", "dir_size", "load_avg", "machine", "scratch_cache"]
+__all__ = ["cli_run", "cli_run_raw", "median_run", "dir_size", "load_avg", "machine", "py_run",
+           "scratch_cache"]
 
 
 
@@ -119,7 +120,13 @@ sys.exit(code if code >= 0 else 128 - code)
 def cli_run_raw(args: list[str], env: dict[str, str] | None = None
                 ) -> tuple[CliRun, bytes, bytes]:
     """`cli_run` for any exit code, with stderr."""
-    cmd = [sys.executable, "-m", "verifier", *args]
+    return py_run(["-m", "verifier", *args], env, f"verifier {args[0]}")
+
+
+def py_run(argv: list[str], env: dict[str, str] | None, label: str
+           ) -> tuple[CliRun, bytes, bytes]:
+    """`python ARGV` (this interpreter) as its own process, measured like a command."""
+    cmd = [sys.executable, *argv]
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "usage"
         proc = subprocess.run([sys.executable, "-S", "-c", _LAUNCHER, str(report), *cmd],
@@ -129,9 +136,9 @@ def cli_run_raw(args: list[str], env: dict[str, str] | None = None
         try:
             rss_kib, wall, cpu = report.read_text().split()
         except (OSError, ValueError):
-            raise RuntimeError(f"`verifier {' '.join(args[:1])}` could not be started: "
+            raise RuntimeError(f"`{label}` could not be started: "
                                f"{proc.stderr.decode(errors='replace').strip()[-300:]}") from None
-    return CliRun(command=f"verifier {args[0]}", wall_s=round(float(wall), 3),
+    return CliRun(command=label, wall_s=round(float(wall), 3),
                   cpu_s=round(float(cpu), 3), exit_code=proc.returncode,
                   rss_mib=round(int(rss_kib) / 1024, 1)), proc.stdout, proc.stderr
 

@@ -42,6 +42,10 @@ class CourseBench(BaseModel):
     outputs_identical: bool | None = None
     difference: str | None = None         # where a warm output first differed from the cold
     bytecode_cache: bool | None = None    # Python could use cached .pyc files in these runs
+    # the start-up floor, in the same run: the interpreter alone, and per command a
+    # process that only imports the modules the warm command loaded (medians)
+    interpreter: CliRun | None = None
+    imports: list[CliRun] = Field(default_factory=list)
     note: str | None = None
 
 

@@ -103,6 +103,13 @@ def render(rep: BenchReport) -> None:
                       _s(w.cpu_s if w else None))
         t.add_row("total", _s(c.cold_total_s), "", _s(c.warm_total_s), _s(c.warm_total_cpu_s))
         con.print(t)
+        if c.imports:
+            work = {r.command: r.cpu_s for r in c.warm}
+            con.print("start-up floor (CPU, median): interpreter "
+                      f"{_s(c.interpreter.cpu_s if c.interpreter else None)}; "
+                      + "; ".join(f"{escape(f.command)} {_s(f.cpu_s)} (the warm command "
+                                  f"{_s(work.get(f.command.removeprefix('imports of ')))})"
+                                  for f in c.imports))
         con.print(f"cold and warm outputs identical: {c.outputs_identical}; Python bytecode "
                   f"cache: {'on' if c.bytecode_cache else 'off (PYTHONDONTWRITEBYTECODE)'}"
                   + (f"; {c.difference}" if c.difference else ""))
