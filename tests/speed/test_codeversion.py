@@ -146,3 +146,17 @@ def test_the_import_scans_are_kept_and_follow_the_package(tmp_path, monkeypatch)
     assert "report_builder.py" in closure("verifier.facts.symbols", root=root)
     assert code_version("verifier.facts.symbols", root=root) != scanned
     codeversion.clear()
+
+
+def test_an_unreadable_package_does_not_stop_the_fact_cache(tmp_path, monkeypatch):
+    """`attach` failing (a package file that cannot be read) leaves the scans to be
+    done as needed; the fact cache still opens."""
+    from verifier.cache import Store
+    from verifier.facts.cache import fact_cache
+
+    def unreadable(*a, **k):
+        raise PermissionError("a package file cannot be read")
+
+    monkeypatch.setattr(codeversion, "attach", unreadable)
+    fc = fact_cache(Store(tmp_path / "cache"))
+    assert fc.enabled and code_version("verifier.facts.symbols")

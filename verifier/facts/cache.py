@@ -306,5 +306,6 @@ def fact_cache(store: "Store") -> FactCache:
         from verifier import codeversion
 
         fc = _BY_STORE[store] = FactCache(store)
-        codeversion.attach(fc)      # the package's import scans, kept here too
+        with contextlib.suppress(OSError, ValueError):   # unreadable package: scanned as needed
+            codeversion.attach(fc)      # the package's import scans, kept here too
     return fc
