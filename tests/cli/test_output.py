@@ -208,3 +208,18 @@ def test_a_lint_to_a_pipe_does_not_load_rich(with_error):
                          cwd=with_error.root)
     assert "VL101" in got.stdout, got.stderr
     assert got.stderr.strip().splitlines()[-1] == "RICH []"
+
+
+def test_text_the_terminal_cannot_encode_is_escaped_not_a_crash(proj):
+    """Under an ASCII-only stdout (`PYTHONIOENCODING=ascii`, a legacy locale) a Chinese
+    lesson path is printed escaped and the command exits with its verdict, not 3."""
+    import subprocess
+    import sys
+
+    proj.lesson("beta", "docs/中文.md", lesson(BAD_PIN))
+    got = subprocess.run([sys.executable, "-m", "verifier", *proj.args("lint")],
+                         capture_output=True, cwd=proj.root,
+                         env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    out = got.stdout.decode("ascii")
+    assert got.returncode == 1, got.stderr.decode("ascii", "replace")
+    assert "docs/\\u4e2d\\u6587.md:" in out and "VL101" in out

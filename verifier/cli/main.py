@@ -9,6 +9,7 @@ that import the stages).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -137,8 +138,19 @@ def _print_error(label: str, msg: str) -> None:
         sys.stderr.write(f"{label} {msg}\n")
 
 
+def _tolerant_streams() -> None:
+    """Text the terminal's encoding cannot show (Chinese lesson paths and messages under
+    `PYTHONIOENCODING=ascii` or a legacy locale) is printed escaped (`\\u4e2d`), never
+    a crash of the command."""
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            with contextlib.suppress(Exception):
+                stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _tolerant_streams()
     parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
