@@ -36,6 +36,14 @@ class LessonDoc:
     @cached_property
     def text(self) -> str:
         try:
+            self.path.encode("utf-8")
+        except UnicodeEncodeError:       # a name the file system gave as undecodable bytes
+            raise ConfigError("the lesson's file name is not valid UTF-8; records, claims and "
+                              "links name lessons by their path, so it cannot be used",
+                              file=os.fsdecode(self.file).encode("utf-8", "backslashreplace"
+                                                                ).decode("utf-8"),
+                              hint="rename it to a UTF-8 name") from None
+        try:
             size, limit = self.file.stat().st_size, max_lesson_bytes()
             if size > limit:
                 raise ConfigError(

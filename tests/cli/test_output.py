@@ -223,3 +223,16 @@ def test_text_the_terminal_cannot_encode_is_escaped_not_a_crash(proj):
     out = got.stdout.decode("ascii")
     assert got.returncode == 1, got.stderr.decode("ascii", "replace")
     assert "docs/\\u4e2d\\u6587.md:" in out and "VL101" in out
+
+
+def test_a_lesson_name_that_is_not_utf8_is_a_clear_error(cli, proj):
+    """A lesson file whose name is not valid UTF-8 (bytes the file system returns as
+    surrogates) is refused with exit 2, naming the file escaped, never a crash."""
+    good = proj.lesson("beta", "docs/intro.md", lesson(BAD_PIN))
+    bad = os.fsencode(good.parent) + b"/bad\xff.md"
+    with open(bad, "wb") as fh:
+        fh.write(lesson(BAD_PIN).encode())
+    for argv in (["lint"], ["check"]):
+        code, out, err = cli(*proj.args(*argv))
+        assert code == 2, (argv, out, err)
+        assert "bad\\udcff.md" in err and "not valid UTF-8" in err
