@@ -153,3 +153,36 @@ def test_coverage_never_prints_what_a_symlinked_lesson_points_at_3_18(proj, caps
         assert code == 2, (cmd, out.err)
         assert "outside the course checkout" in out.err
         assert "ghp_FAKE" not in out.out + out.err
+
+
+def test_a_line_of_many_code_spans_is_located_span_by_span():
+    """Pieces are located in order with their lines counted on from the last one: many
+    code spans on one line (a pathological line of 200 KB took 13 s when every piece
+    counted lines from the block's start) and spans on later lines keep exact lines
+    and offsets."""
+    text = "# t\n\n" + "`a` " * 3000 + "\n`b` 与\n`c`\n\n段落 `d`\n"
+    lesson = parse_lesson(text)
+    spans = lesson.code_spans
+    assert [s.text for s in spans[-3:]] == ["b", "c", "d"]
+    assert {s.line for s in spans[:3000]} == {3}
+    assert [s.line for s in spans[-3:]] == [4, 5, 7]
+    for s in spans[-3:]:
+        assert text.count("\n", 0, text.index(f"`{s.text}`")) + 1 == s.line
+
+
+def test_span_contexts_are_bounded_and_exact_for_real_clauses():
+    """A span's clause context is its clause (cut at the nearest clause marks), and it
+    reads at most `CONTEXT_CHARS` on either side however long the sentence: a line of
+    tens of thousands of spans cost time and memory quadratic in its length."""
+    from verifier.lint.rules._names import CONTEXT_CHARS, _span_contexts
+
+    text = "# t\n\n前文，没有 `mj_foo` 这个函数；后文。\n\n" + "x " * 3000 + "`far` y\n"
+    lesson = parse_lesson(text)
+    ctx = _span_contexts(text, lesson)
+    assert (ctx[0].before, ctx[0].after) == ("没有 ", " 这个函数")
+    assert ctx[1].before.endswith("x ") and len(ctx[1].before) == CONTEXT_CHARS
+    assert ctx[1].after == " y"
+    many = "# t\n\n" + "`a` " * 20000 + "\n"
+    got = _span_contexts(many, parse_lesson(many))
+    assert len(got) == 20000 and max(len(c.before) + len(c.after) for c in got) <= \
+        2 * CONTEXT_CHARS

@@ -9,6 +9,7 @@ version rules; nothing here looks at upstream sources.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import sys
 from dataclasses import dataclass, field
@@ -294,22 +295,34 @@ def _env_vars(text: str, lesson, sc: LessonScope) -> None:
             sc.env_vars.update(n for n in names if ENV_VAR.match(n))
 
 
+# how far a span's clause is read on either side: the longest clause before or after a
+# span in the 79 real lessons is 345 characters; without a bound, a line of tens of
+# thousands of spans cost time and memory quadratic in its length (a 200 KB line of
+# `` `a `` took 69 s and 5 GB)
+CONTEXT_CHARS = 2000
+
+
 def _span_contexts(text: str, lesson) -> list[SpanContext]:
     lines = text.split("\n")
     by_block: dict[int, list] = {}
     for s in lesson.sentences:
         by_block.setdefault(s.block, []).append(s)
     cursors: dict[int, tuple[int, int]] = {}
+    rows: dict[int, str] = {}
+    clause_marks: dict[int, list[int]] = {}
     out = []
     for span in lesson.code_spans:
         raw = lines[span.line - 1] if 0 < span.line <= len(lines) else ""
         if raw.lstrip().startswith("|"):
             # a table row: the row is the sentence; the cells before the span lead in
-            row = raw.replace("`", "")
+            row = rows.get(span.line)
+            if row is None:
+                row = rows[span.line] = raw.replace("`", "")
             pos = row.find(span.text)
             pos = pos if pos >= 0 else len(row)
-            before = row[:pos]
-            after = row[pos + len(span.text):]
+            before = row[max(0, pos - CONTEXT_CHARS):pos]
+            end = pos + len(span.text)
+            after = row[end:end + CONTEXT_CHARS]
             out.append(SpanContext(before=before, after=after.split("|")[0], sentence=row,
                                    block=span.block))
             continue
@@ -325,15 +338,20 @@ def _span_contexts(text: str, lesson) -> list[SpanContext]:
             out.append(SpanContext(before="", after="", sentence="", block=span.block))
             continue
         k, pos = found
-        cursors[span.block] = (k, pos + len(span.text))
+        end = pos + len(span.text)
+        cursors[span.block] = (k, end)
         sent = sents[k].text
-        before = sent[:pos]
-        cut = [m.end() for m in _CLAUSE_END.finditer(before)]
-        clause_before = before[cut[-1]:] if cut else before
-        after = sent[pos + len(span.text):]
-        m = _CLAUSE_END.search(after)
-        out.append(SpanContext(before=clause_before, after=after[: m.start()] if m else after,
-                               sentence=sent, block=span.block))
+        marks = clause_marks.get(id(sents[k]))
+        if marks is None:             # where the sentence's clauses end (one-character marks)
+            marks = clause_marks[id(sents[k])] = [m.start() for m in _CLAUSE_END.finditer(sent)]
+        start = max(0, pos - CONTEXT_CHARS)
+        i = bisect.bisect_left(marks, pos) - 1          # the last mark before the span
+        cut = marks[i] + 1 if i >= 0 and marks[i] >= start else start
+        j = bisect.bisect_left(marks, end)              # the first mark after it
+        stop = marks[j] if j < len(marks) and marks[j] < end + CONTEXT_CHARS \
+            else end + CONTEXT_CHARS
+        out.append(SpanContext(before=sent[cut:pos], after=sent[end:stop], sentence=sent,
+                               block=span.block))
     return out
 
 
