@@ -204,3 +204,22 @@ def test_version_of_another_product_is_not_this_upstream(demo):
     _mutate(demo, "This lesson reads Demo 2.3.1",
             "This lesson reads Demo 2.3.1 (not Demo-Lite 0.9)")
     assert errors(lint(demo.project()), "version") == []
+
+
+def test_near_miss_hints_are_bounded_per_lesson(demo, monkeypatch):
+    """Only the first `NEAR_LIMIT` distinct names of a lesson get a "did you mean"
+    search (each reads thousands of candidates: a lesson of 20,000 made-up names took
+    285 s); past it a name is judged the same, only without the hint. The budget is
+    per lesson, so a lesson's findings never depend on the others of the run."""
+    from verifier.lint import resolve
+
+    _mutate(demo, "`demo.make_widget`", "`demo.make_widgets`")
+    assert any("did you mean `make_widget`" in e.message
+               for e in errors(lint(demo.project()), "identifier"))
+    monkeypatch.setattr(resolve, "NEAR_LIMIT", 0)
+    monkeypatch.setenv("VERIFIER_FACT_CACHE", "0")        # not the memoised findings
+    es = [e for e in errors(lint(demo.project()), "identifier") if "make_widgets" in e.message]
+    assert es and not any("did you mean" in e.message for e in es)
+    budget = resolve.NearBudget(limit=2)
+    assert [budget.allow(n) for n in ("a", "b", "a", "c", "b")] == [True, True, True, False,
+                                                                     True]

@@ -109,13 +109,15 @@ def _lint_lesson(ctx: LintContext, doc: "LessonDoc", lesson, crashes: list[Crash
                  ) -> tuple[list[Finding], list[int], bool]:
     """One lesson: its findings after suppressions and folding, the lint.toml
     suppressions they used (indices), and whether a rule crashed."""
+    from verifier.lint.resolve import near_budget
     from verifier.lint.rules import RULES
     from verifier.lint.rules.meta import SourceUnavailable, SuppressionUnused
 
     unused_rule, unavailable_rule = SuppressionUnused(), SourceUnavailable()
     raw: list[Finding] = []
-    for rule in RULES:
-        raw.extend(_run_rule(rule, ctx, doc, lesson, crashes))
+    with near_budget():              # "did you mean" searches: a bounded number per lesson
+        for rule in RULES:
+            raw.extend(_run_rule(rule, ctx, doc, lesson, crashes))
     crashed = any(f.data.get("internal_error") for f in raw)
     # suppressions: inline (block-scoped) and lint.toml (lesson-scoped)
     inline_used = [False] * len(lesson.suppressions)

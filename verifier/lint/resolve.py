@@ -28,10 +28,12 @@ does not make an unverifiable name conclusive.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
 import fnmatch
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from verifier.facts.symbols import Symbol, SymbolIndex
 from verifier.lint.shapes import ApiRef
@@ -275,7 +277,7 @@ class Resolver:
                           suggestion=suggestion)
 
     def near(self, name: str) -> str | None:
-        if len(name) < 5:
+        if len(name) < 5 or not near_allowed(name):
             return None
         cands = set()
         for idx in self.indexes:
@@ -283,3 +285,45 @@ class Resolver:
                          and abs(len(n) - len(name)) <= 2)
         best = difflib.get_close_matches(name, sorted(cands), n=1, cutoff=0.85)
         return best[0] if best else None
+
+
+# ------------------------------------------------------------------ near-miss budget
+
+NEAR_LIMIT = 200     # distinct names per lesson that get a "did you mean" search
+
+
+@dataclass
+class NearBudget:
+    """Which names of one lesson get a near-miss search: the first `limit` distinct
+    ones, in the order the rules ask (the same on every run of the same lesson).
+    A search reads thousands of candidates (~5-10 ms); the real lessons ask for at
+    most 15, while a lesson of 20,000 made-up names took 285 s before the limit.
+    A name past the limit is judged the same, only without the hint."""
+
+    limit: int = NEAR_LIMIT
+    seen: dict[str, bool] = field(default_factory=dict)
+
+    def allow(self, name: str) -> bool:
+        if name not in self.seen:
+            self.seen[name] = len(self.seen) < self.limit
+        return self.seen[name]
+
+
+_BUDGET: contextvars.ContextVar[NearBudget | None] = contextvars.ContextVar("near_budget",
+                                                                          default=None)
+
+
+@contextlib.contextmanager
+def near_budget(limit: int | None = None):
+    """A fresh near-miss budget for the block (one lesson's lint; `NEAR_LIMIT` names)."""
+    token = _BUDGET.set(NearBudget(NEAR_LIMIT if limit is None else limit))
+    try:
+        yield _BUDGET.get()
+    finally:
+        _BUDGET.reset(token)
+
+
+def near_allowed(name: str) -> bool:
+    """Whether `name` may have a near-miss search now (always, outside a budget)."""
+    budget = _BUDGET.get()
+    return budget is None or budget.allow(name)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verifier.lint.resolve import Resolution, Resolver
+from verifier.lint.resolve import Resolution, Resolver, near_allowed
 from verifier.lint.shapes import ApiRef
 
 
@@ -84,6 +84,8 @@ def closed_container_miss(indexes: list, ref: ApiRef) -> str | None:
 
 
 def _near(indexes: list, local, name: str, memo: dict | None) -> str | None:
+    if not near_allowed(name):      # the lesson's budget, whether or not memoised
+        return None
     if memo is None:
         return Resolver(indexes, local).near(name)
     key = ("near", tuple(i.upstream for i in indexes), name)
