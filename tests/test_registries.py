@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import verifier.lint.rules  # noqa: F401 - registers every rule, as a run does (the module alone)
 from tests.conftest import REPO
 from verifier.claims.kinds import REGISTRY as KINDS
 from verifier.claims.kinds.base import ClaimKind
