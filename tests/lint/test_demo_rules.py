@@ -223,3 +223,14 @@ def test_near_miss_hints_are_bounded_per_lesson(demo, monkeypatch):
     budget = resolve.NearBudget(limit=2)
     assert [budget.allow(n) for n in ("a", "b", "a", "c", "b")] == [True, True, True, False,
                                                                      True]
+
+
+def test_a_near_miss_of_the_pin_is_shown_in_full(demo):
+    """A cited commit that shares the pin's first 12 hex digits is written in full, and
+    so is the pin: cut to 12 digits the message read "cites 9ea3cdfcae93…, which
+    pins.toml does not pin (pinned at 9ea3cdfcae93…)"."""
+    near = demo.sha[:12] + ("0" if demo.sha[12] != "0" else "1") + demo.sha[13:]
+    _mutate(demo, f"blob/{demo.sha}/include", f"blob/{near}/include")
+    (e,) = errors(lint(demo.project()), "permalink-pin")
+    assert f"cites commit {near}," in e.message and f"pinned at {demo.sha}," in e.message
+    assert "…" not in e.message

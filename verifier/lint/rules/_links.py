@@ -102,3 +102,11 @@ def definitions_in(ctx: "LintContext", idx, path: str, start: int, end: int) -> 
     if key not in memo:
         memo[key] = idx.definitions_in(path, 1, 1 << 30)
     return [s for s in memo[key] if start <= s.line <= end]
+
+
+def short_sha(sha: str, *rivals: str) -> str:
+    """`sha` cut to 12 hex digits, or in full where it shares those with a SHA it is
+    compared with (a near-miss of the pin must not read like the pin)."""
+    if any(r and r != sha and r[:12].lower() == sha[:12].lower() for r in rivals):
+        return sha
+    return sha[:12] + "…"

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from verifier.lint.base import Rule
-from verifier.lint.rules._links import upstream_links
+from verifier.lint.rules._links import short_sha, upstream_links
 
 
 class PermalinkPin(Rule):
@@ -23,8 +23,9 @@ class PermalinkPin(Rule):
                 msg = (f"link into {up.name} uses the abbreviated commit {gl.ref}; write the "
                        f"full pinned SHA {up.commit}")
             elif gl.is_sha:
-                msg = (f"link into {up.name} cites commit {gl.ref[:12]}…, which pins.toml does "
-                       f"not pin ({up.name} is pinned at {up.commit[:12]}…, {up.version})")
+                msg = (f"link into {up.name} cites commit {short_sha(gl.ref, *allowed)}, which "
+                       f"pins.toml does not pin ({up.name} is pinned at "
+                       f"{short_sha(up.commit, gl.ref)}, {up.version})")
             else:
                 msg = (f"link into {up.name} cites {gl.ref!r}, not a pinned commit SHA "
                        f"({up.name} is pinned at {up.commit[:12]}…)")

@@ -4,6 +4,7 @@ import re
 from dataclasses import dataclass
 
 from verifier.lint.base import Rule
+from verifier.lint.rules._links import short_sha
 from verifier.lint.rules._names import lesson_scope
 from verifier.lint.shapes import PRODUCT_WORDS, norm_word
 
@@ -72,9 +73,10 @@ class Version(Rule):
                 continue
             names = ", ".join(u.name for u in m.upstreams)
             if not owners:
-                msg = (f"commit {_short(m.token, m.upstreams)} is not pinned in pins.toml (the "
+                pins = [u.commit for u in m.upstreams]
+                msg = (f"commit {short_sha(m.token, *pins)} is not pinned in pins.toml (the "
                        f"text gives it to {names}, pinned at "
-                       f"{', '.join(_short(u.commit, [], m.token) for u in m.upstreams)})")
+                       f"{', '.join(short_sha(u.commit, m.token) for u in m.upstreams)})")
             else:
                 msg = (f"commit {m.token[:12]}… is the pin of {owners[0].name}, but the text "
                        f"gives it to {names}")
@@ -238,12 +240,3 @@ def _owner(before: str, words: dict[str, str], external: set[str] | frozenset[st
         if best is None or m.start() > best[0]:
             best = (m.start(), ("course", m.group(0)))
     return best[1] if best else None
-
-
-def _short(sha: str, others, against: str = "") -> str:
-    """`sha` cut to 12 hex digits, or in full where it shares those with the SHA it is
-    compared with (a near-miss of the pin must not read like the pin)."""
-    rivals = [against] + [u.commit for u in others]
-    if any(r and r != sha and r[:12].lower() == sha[:12].lower() for r in rivals):
-        return sha
-    return sha[:12] + "…"
