@@ -187,12 +187,9 @@ def test_absent_from_the_release_without_source_is_never_passed():
     assert r.resolve(_ref("Gauge.rate")).evidence == "pinned"
 
 
-def test_stub_producer_reads_the_pinned_wheel(tmp_path, monkeypatch):
-    """release_index: the `.pyi` files of the upstream's own pinned wheel, run
-    through the Python extractor; without a runtime environment the stubs still
-    answer, and the index says which producer did."""
-    from verifier.project import load_project
-
+def _wheel_project(tmp_path, monkeypatch, files: dict):
+    """A project pinning upstream `fix` whose wheel fixpkg==1.0 (holding `files`) is in
+    the cache, offline: (cache root, pins.toml)."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("VERIFIER_CACHE", str(cache))
     monkeypatch.setenv("VERIFIER_OFFLINE", "1")
@@ -201,9 +198,19 @@ def test_stub_producer_reads_the_pinned_wheel(tmp_path, monkeypatch):
     root.mkdir()
     pins = write_pins(root, {"fix": UpstreamSpec(repo.url, repo.head, wheel="fixpkg==1.0",
                                                  wheel_map=[("fixpkg/", "python/fixpkg/")])})
-    whl = make_wheel(tmp_path / "dist", "fixpkg", "1.0",
-                     {"fixpkg/__init__.pyi": STUB, "fixpkg/_impl.py": IMPL})
-    place_wheel_in_cache(cache, "fixpkg==1.0", whl)
+    place_wheel_in_cache(cache, "fixpkg==1.0", make_wheel(tmp_path / "dist", "fixpkg", "1.0",
+                                                          files))
+    return cache, pins
+
+
+def test_stub_producer_reads_the_pinned_wheel(tmp_path, monkeypatch):
+    """release_index: the `.pyi` files of the upstream's own pinned wheel, run
+    through the Python extractor; without a runtime environment the stubs still
+    answer, and the index says which producer did."""
+    from verifier.project import load_project
+
+    _, pins = _wheel_project(tmp_path, monkeypatch,
+                             {"fixpkg/__init__.pyi": STUB, "fixpkg/_impl.py": IMPL})
     project = load_project(pins)
     assert [w.requirement for w in release_wheels(project.pins.get("fix"))] == ["fixpkg==1.0"]
     rel = release_index(project, "fix", None)
@@ -277,26 +284,16 @@ def test_top_packages_are_kept_by_the_archive_sha256(tmp_path, monkeypatch):
     from verifier.facts import release
     from verifier.project import load_project
 
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("VERIFIER_CACHE", str(cache))
-    monkeypatch.setenv("VERIFIER_OFFLINE", "1")
-    repo = make_git_repo(tmp_path / "up", {"README.md": "fixture\n"})
-    root = tmp_path / "proj"
-    root.mkdir()
-    pins = write_pins(root, {"fix": UpstreamSpec(repo.url, repo.head, wheel="fixpkg==1.0",
-                                                 wheel_map=[("fixpkg/", "python/fixpkg/")])})
-    place_wheel_in_cache(cache, "fixpkg==1.0", make_wheel(tmp_path / "dist", "fixpkg", "1.0",
-                                                          SOURCE))
+    cache, pins = _wheel_project(tmp_path, monkeypatch, SOURCE)
     assert release.top_packages(load_project(pins), "fix") == ("fixpkg",)
 
     def no_zip(*a, **k):
         raise AssertionError("the archive was read again")
 
+    read = release._archive_tops
     monkeypatch.setattr(release, "_archive_tops", no_zip)
     assert release.top_packages(load_project(pins), "fix") == ("fixpkg",)     # the entry
-    monkeypatch.undo()
-    monkeypatch.setenv("VERIFIER_CACHE", str(cache))
-    monkeypatch.setenv("VERIFIER_OFFLINE", "1")
+    monkeypatch.setattr(release, "_archive_tops", read)
     # another archive under the same name: its download record and manifest name
     # another sha256
     from verifier.sources.wheel import DOWNLOAD_RECORD

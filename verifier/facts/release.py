@@ -254,12 +254,10 @@ def top_packages(project: "Project", upstream: str) -> tuple[str, ...]:
         ws.files()
         if not ws.archive_name or not ws.archive_name.endswith((".whl", ".zip")):
             continue
-        manifest = project.store.read_json(ws.dir / "manifest.json")
-        sha = manifest.get("sha256") if isinstance(manifest, dict) else None
         archive = ws.dir / ws.archive_name
         try:      # an unreadable archive gives nothing and is not remembered
             out += fact_cache(project.store).get_or_build(
-                TOPS, code_version(__name__), sha if isinstance(sha, str) else None,
+                TOPS, code_version(__name__), ws.archive_sha256,
                 lambda: _archive_tops(archive), query=ws.archive_name, load=_tops_of)
         except (zipfile.BadZipFile, OSError):
             continue
@@ -298,10 +296,9 @@ def _release_key(project: "Project", upstream: str, env: EnvHandle | None) -> st
         ws = WheelSource(project.store, wheel, offline=project.config.offline,
                          index_url=project.config.index_url)
         ws.files()
-        manifest = project.store.read_json(ws.dir / "manifest.json")
-        if not ws.archive_name or not isinstance(manifest, dict):
+        if not ws.archive_name or not ws.archive_sha256:
             return None
-        parts.append([wheel.requirement, ws.archive_name, manifest.get("sha256")])
+        parts.append([wheel.requirement, ws.archive_name, ws.archive_sha256])
     parts.append([env.key, script_digest(), list(env.roots), list(env.paths)] if env else None)
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:20]
 

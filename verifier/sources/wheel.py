@@ -80,6 +80,7 @@ class WheelSource:
         self._verified: Path | None = None     # archive whose sha256 was checked in this run
         self._redownloaded = False
         self.archive_name: str | None = None
+        self.archive_sha256: str | None = None     # of the archive the manifest indexes
         self.error: str | None = None
         self.events: list[str] = []            # what was repaired in this run (for notices)
 
@@ -153,7 +154,7 @@ class WheelSource:
         self._files = dict(m["files"])
         self._members = dict(m.get("members") or {})
         self._skipped = dict(m.get("skipped") or {})
-        self.archive_name = rec["file"]
+        self.archive_name, self.archive_sha256 = rec["file"], rec["sha256"]
         return True
 
     # ------------------------------------------------------------------ archive
@@ -286,9 +287,10 @@ class WheelSource:
             raise AcquisitionError(f"{archive.name} is not a readable archive: {exc}") from None
         self._files, self._members, self._skipped = files, members, skipped
         self.archive_name = archive.name
+        self.archive_sha256 = (self._record() or {}).get("sha256")
         self.store.write_json(self.dir / "manifest.json", {
             "version": MANIFEST_VERSION, "requirement": self.wheel.requirement,
-            "archive": archive.name, "sha256": (self._record() or {}).get("sha256"),
+            "archive": archive.name, "sha256": self.archive_sha256,
             "map": [m.model_dump() for m in self.wheel.map], "limits": self._limits(),
             "files": files, "members": members, "skipped": skipped})
 
