@@ -51,6 +51,9 @@ from verifier.facts.cache import decode, encode, fact_cache
 from verifier.fileio import real_path
 from verifier.gitblob import blob_sha
 from verifier.results import Finding
+from verifier.sources.recording import Recorder, answers_same
+from verifier.sources.recording import digest as _digest
+from verifier.sources.recording import recording as record_sources
 
 if TYPE_CHECKING:
     from verifier.lint.base import LintContext
@@ -60,87 +63,17 @@ EXTRACTOR = "lint"
 COURSE_READERS = ("relative_link.py", "_names.py")   # rule modules that read course files
 
 
-@dataclass
-class Recorder:
-    """What the rules of one lesson asked the source layer and the indexes."""
-
-    resolves: dict[tuple[str, str, bool], list] = field(default_factory=dict)
-    presence: dict[tuple[str, str], Any] = field(default_factory=dict)
-    known: dict[str, str] = field(default_factory=dict)
-    trees: dict[str, Any] = field(default_factory=dict)
-    indexes: set[str] = field(default_factory=set)
-    paused: int = 0
-
-    def plain(self) -> dict:
-        return {"resolves": [[u, p, n, fp] for (u, p, n), fp in sorted(self.resolves.items())],
-                "presence": [[u, p, fp] for (u, p), fp in sorted(self.presence.items())],
-                "known": sorted(self.known.items()), "trees": sorted(self.trees.items()),
-                "indexes": sorted(self.indexes)}
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha1(text.encode()).hexdigest()
-
-
-def _sf_print(sf) -> list:
-    return [sf.blob, sf.status.value, sf.provider,
-            sf.presence.value if sf.presence is not None else None, sf.reason,
-            list(sf.suggestions or ())]
-
-
-def _presence_print(pres) -> list:
-    return [pres.state.value, pres.basis, list(pres.suggestions or ())]
-
-
-def _tree_print(got) -> list:
-    tree, source, _notes = got
-    return [None if tree is None else _digest("\n".join(f"{k}\0{v}" for k, v in
-                                                         sorted(tree.items()))), source]
-
-
 @contextlib.contextmanager
 def recording(ctx: "LintContext"):
     """Record, while the block runs, what the lint rules ask the source layer
-    (`resolve`, which `text` goes through, `presence`, `known_paths`, `pin_tree`) and
-    which symbol indexes they open. Building an index is not recorded (its identity is)."""
-    layer = ctx.project.sources
-    rec = Recorder()
-    orig = {n: getattr(layer, n) for n in ("resolve", "presence", "known_paths", "pin_tree")}
-
-    def resolve(upstream: str, path: str, *, needed: bool = True):
-        sf = orig["resolve"](upstream, path, needed=needed)
-        if not rec.paused:
-            rec.resolves.setdefault((upstream, path, needed), _sf_print(sf))
-        return sf
-
-    def presence(upstream: str, path: str):
-        got = orig["presence"](upstream, path)
-        if not rec.paused:
-            rec.presence.setdefault((upstream, path), _presence_print(got))
-        return got
-
-    def known_paths(upstream: str):
-        got = orig["known_paths"](upstream)
-        if not rec.paused:
-            rec.known.setdefault(upstream, _digest("\n".join(got)))
-        return got
-
-    def pin_tree(upstream: str):
-        got = orig["pin_tree"](upstream)
-        if not rec.paused:
-            rec.trees.setdefault(upstream, _tree_print(got))
-        return got
-
-    layer.resolve, layer.presence = resolve, presence
-    layer.known_paths, layer.pin_tree = known_paths, pin_tree
-    ctx.recorder = rec
-    try:
-        yield rec
-    finally:
-        ctx.recorder = None
-        for n in orig:
-            with contextlib.suppress(AttributeError):
-                delattr(layer, n)
+    (`verifier/sources/recording.py`) and which symbol indexes they open. Building an
+    index is not recorded (its identity is)."""
+    with record_sources(ctx.project.sources) as rec:
+        ctx.recorder = rec
+        try:
+            yield rec
+        finally:
+            ctx.recorder = None
 
 
 def _still(memo: "Memo", doc: "LessonDoc", deps: dict) -> bool:
@@ -148,19 +81,8 @@ def _still(memo: "Memo", doc: "LessonDoc", deps: dict) -> bool:
     view = deps["view"]
     if _course_view(doc, [e[0] for e in view], memo.dirs) != view:
         return False
-    layer = memo.ctx.project.sources
-    for u, p, needed, fp in deps["resolves"]:
-        if _sf_print(layer.resolve(u, p, needed=needed)) != fp:
-            return False
-    for u, p, fp in deps["presence"]:
-        if _presence_print(layer.presence(u, p)) != fp:
-            return False
-    for u, fp in deps["known"]:
-        if _digest("\n".join(layer.known_paths(u))) != fp:
-            return False
-    for u, fp in deps["trees"]:
-        if _tree_print(layer.pin_tree(u)) != fp:
-            return False
+    if not answers_same(memo.ctx.project.sources, deps):
+        return False
     return all(memo.index_identity(u) == fp for u, fp in deps["indexes"])
 
 
