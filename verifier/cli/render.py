@@ -3,7 +3,6 @@ and record formats on stdout, and the final line."""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -21,14 +20,15 @@ SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "dim"}
 
 
 def print_json(doc) -> None:
-    """`doc` as indented JSON on stdout, written as it is encoded: an indented dump is
-    built from millions of small pieces for a large course, which `json.dumps` would
-    hold all at once (~10x the text). The pieces are written in batches of ~64 KiB
-    (`json.dump` writes each one: a quarter of a large lint's JSON time went to writes)."""
+    """`doc` as indented JSON on stdout, written as it is encoded (`verifier/jsontext.py`:
+    the same bytes as `json.dumps(doc, indent=2, ensure_ascii=False)`, without holding
+    the text of a large course at once), in batches of ~64 KiB."""
+    from verifier.jsontext import pieces
+
     out = sys.stdout
     batch: list[str] = []
     size = 0
-    for piece in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(doc):
+    for piece in pieces(doc):
         batch.append(piece)
         size += len(piece)
         if size >= 1 << 16:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from verifier import jsontext
 
 from verifier.report import RunReport
 
@@ -16,4 +16,4 @@ def to_data(report: RunReport) -> dict:
 
 
 def render(report: RunReport) -> str:
-    return json.dumps(to_data(report), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return jsontext.dumps(to_data(report), sort_keys=True) + "\n"   # = json.dumps(indent=2)

@@ -12,8 +12,9 @@ claims are notes (they were not checked)."""
 
 from __future__ import annotations
 
-import json
 from urllib.parse import quote
+
+from verifier import jsontext
 
 from verifier.report import RunReport, claim_gid, claim_sort_key, finding_sort_key
 from verifier.reporters.rules import (claim_fingerprint, claim_message, claim_rule,
@@ -128,4 +129,4 @@ def render_data(report: RunReport) -> dict:
 
 
 def render(report: RunReport) -> str:
-    return json.dumps(render_data(report), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return jsontext.dumps(render_data(report), sort_keys=True) + "\n"   # = json.dumps(indent=2)
