@@ -44,6 +44,13 @@ def _forge(path, mac=None):
     return True
 
 
+@pytest.fixture(autouse=True)
+def _per_claim_memo_only(monkeypatch):
+    """These are the per-claim memo's tests: the claim-file memo above it would serve a
+    warm run without reading a per-claim entry (its own tests: tests/speed/test_filememo.py)."""
+    monkeypatch.setenv("VERIFIER_CLAIM_FILE_MEMO", "0")
+
+
 @pytest.fixture
 def course(tmp_path, monkeypatch):
     s = make_simx(tmp_path, monkeypatch)

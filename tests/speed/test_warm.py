@@ -72,7 +72,9 @@ def _dump(results):
     return [r.model_dump(mode="json") for r in results]
 
 
-def test_warm_check_reads_no_source(tmp_path, monkeypatch):
+@pytest.mark.parametrize("file_memo", ["1", "0"])
+def test_warm_check_reads_no_source(tmp_path, monkeypatch, file_memo):
+    monkeypatch.setenv("VERIFIER_CLAIM_FILE_MEMO", file_memo)
     s = make_simx(tmp_path, monkeypatch)
     s.write(CLAIMS)
     cold = run_check(s.project)
@@ -85,8 +87,13 @@ def test_warm_check_reads_no_source(tmp_path, monkeypatch):
     warm = run_check(warm_project)
     assert _dump(warm) == _dump(cold)
     st = fact_cache(warm_project.store).stats
-    # 5 claim outcomes, the claim file's parse and the lesson's parse: all from the cache
-    assert (st.hits, st.misses, st.writes) == (7, 0, 0)
+    if file_memo == "1":
+        # the claim file's results in one entry and the claim file's parse: the lesson
+        # is not parsed (its text's blob is part of the key) and no outcome is read
+        assert (st.hits, st.misses, st.writes) == (2, 0, 0)
+    else:
+        # 5 claim outcomes, the claim file's parse and the lesson's parse: all from the cache
+        assert (st.hits, st.misses, st.writes) == (7, 0, 0)
 
 
 def test_edited_claim_does_not_parse_its_file_again(tmp_path, monkeypatch):
@@ -135,6 +142,7 @@ def test_changed_file_is_checked_again(tmp_path, monkeypatch):
 
 
 def test_claim_memo_follows_the_kind_code(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIFIER_CLAIM_FILE_MEMO", "0")   # the per-claim memo's own key
     s = make_simx(tmp_path, monkeypatch)
     s.write(CLAIMS)
     run_check(s.project)
@@ -171,6 +179,7 @@ def two_file_kind(monkeypatch):
 
 
 def test_memo_is_not_used_when_a_dependency_changed(tmp_path, monkeypatch, two_file_kind):
+    monkeypatch.setenv("VERIFIER_CLAIM_FILE_MEMO", "0")   # per claim; per file: test_filememo
     s = make_simx(tmp_path, monkeypatch)
     s.write(claim("two", "test-speed-two-files", "include/simx/simx.h", None, True,
                   "sx_advance(model, d)", other="src/engine/sx_forward.c"))

@@ -30,6 +30,7 @@ from verifier.claims import kinds as _kinds  # noqa: F401  (registers every kind
 from verifier.claims.kinds.base import REGISTRY, CheckContext, ClaimError, SourceUnavailable
 from verifier.claims import memo
 from verifier.claims.loader import LoadedClaim, claims_root, load_claims
+from verifier.claims.filememo import FileMemo
 from verifier.claims.memo import check_claim
 from verifier.claims.notation import NOTATION_FILE, Tracker, unused_findings
 from verifier.claims.sentences import (Bindings, load_bindings, locate, occurrences,
@@ -260,11 +261,22 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
     def check_all() -> tuple[list, list[Crash]]:
         got, caught = [], []
         uses.clear()
-        for lc in loaded:
-            got.append((lc, check_one(project, lc, by_key.get((lc.course, lc.lesson)), caught,
-                                      bindings, uses)))
-            if tick is not None:
-                tick()
+        files = FileMemo(project, bindings)
+        for group in _by_file(loaded):
+            lesson = by_key.get((group[0].course, group[0].lesson))
+
+            def compute(group=group, lesson=lesson):
+                before, own = len(caught), {}
+                results = [check_one(project, lc, lesson, caught, bindings, own) for lc in group]
+                return results, {g: list(u) for g, u in own.items()}, len(caught) > before
+
+            results, used = files.check(group, lesson, compute)  # memoised per claim file
+            for lc, r in zip(group, results, strict=True):
+                got.append((lc, r))
+                if lc.gid in used:
+                    uses[lc.gid] = dict.fromkeys(used[lc.gid])
+                if tick is not None:
+                    tick()
         return got, caught
 
     pairs, caught = check_all()
@@ -277,6 +289,17 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
         findings.extend(notation_findings(pairs, uses, complete=upstream is None
                                           and lessons is None and kinds is None))
     return pairs
+
+
+def _by_file(loaded: list[LoadedClaim]) -> list[list[LoadedClaim]]:
+    """The claims in runs of one claim file each (load order is file by file)."""
+    groups: list[list[LoadedClaim]] = []
+    for lc in loaded:
+        if groups and groups[-1][0].file == lc.file:
+            groups[-1].append(lc)
+        else:
+            groups.append([lc])
+    return groups
 
 
 def notation_findings(pairs: list[tuple[LoadedClaim, ClaimResult]], uses: dict[str, dict],

@@ -44,6 +44,7 @@ class LoadedClaim:
     upstream: str | None = None   # claim.upstream or the file's default upstream
     problem: str | None = None    # set when the claim table itself is invalid
     notation: Notation = Notation()   # the course's notation with the file's on top
+    blob: str | None = None       # git blob of the claim file's text (claims/filememo.py)
 
     @property
     def where(self) -> str:
@@ -108,7 +109,7 @@ def _shown(project: "Project", path: Path) -> str:
         return str(path)
 
 
-def _read_claims(project: "Project", path: Path) -> tuple[dict, str]:
+def _read_claims(project: "Project", path: Path) -> tuple[dict, str, str]:
     """A claim file's TOML: parsed once per text (the fact cache keeps the parse by the
     text's blob; tomllib costs ~0.2 s for the course's 1,800 claims)."""
     from verifier.facts.cache import fact_cache
@@ -119,18 +120,18 @@ def _read_claims(project: "Project", path: Path) -> tuple[dict, str]:
     version = code_version("verifier.tomlerrors")
     hit = fc.get("claim-toml", version, blob) if fc.enabled else None
     if isinstance(hit, dict):
-        return hit, text
+        return hit, text, blob
     data = parse_toml(text, path)
     if fc.enabled:
         try:
             fc.put("claim-toml", version, blob, data)
         except TypeError:
             pass        # a TOML date-time: not plain data, parsed again next time
-    return data, text
+    return data, text, blob
 
 
 def load_file(project: "Project", course: str, path: Path) -> list[LoadedClaim]:
-    data, text = _read_claims(project, path)
+    data, text, blob = _read_claims(project, path)
     raw_claims = data.get("claim", [])
     if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
         raise ConfigError("`claim` must be an array of tables ([[claim]])", file=str(path),
@@ -183,7 +184,7 @@ def load_file(project: "Project", course: str, path: Path) -> list[LoadedClaim]:
         upstream = claim.upstream or cf.upstream
         out.append(LoadedClaim(claim=claim, course=course, lesson=cf.lesson, file=path,
                                line=line, gid=gid, upstream=upstream, problem=problem,
-                               notation=notation))
+                               notation=notation, blob=blob))
     return out
 
 
