@@ -208,3 +208,20 @@ def test_the_generators_reach_every_kind_and_real_verdicts(simx):
     assert res["a"].verdict.value == "verified"
     assert {"symbol", "signature", "default", "enum", "members", "text", "runtime"} <= set(REGISTRY)
     assert json.loads(json.dumps(sorted(REGISTRY)))
+
+
+# --------------------------------------------------------------------------- claim headers
+_PIECES = ["[[claim]]", "  [[ claim ]]  # c", "[[claim]]x", "[claim]", "\u3000[[claim]]",
+           "id = 1", "", "# [[claim]]", "\t[[\tclaim\t]]\t", "[[claims]]"]
+_BREAKS = ["\n", "\r\n", "\r", "\x0c", "\u2028", "\x85", "\n\n"]
+
+
+@_settings(300)
+@given(st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from(_BREAKS)), max_size=12))
+def test_claim_header_lines_as_splitlines_counts_them(parts):
+    """The one-search header finder gives the lines a per-line match gives."""
+    from verifier.claims.loader import _HEADER, _header_lines
+
+    text = "".join(p + b for p, b in parts)
+    want = [i + 1 for i, line in enumerate(text.splitlines()) if _HEADER.match(line)]
+    assert _header_lines(text) == want

@@ -72,8 +72,22 @@ def claim_files(project: "Project") -> list[tuple[str, Path]]:
     return out
 
 
+_HEADER_M = re.compile(r"^[^\S\n]*\[\[[^\S\n]*claim[^\S\n]*\]\][^\S\n]*(#.*)?$", re.M)
+_ODD_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)")
+
+
 def _header_lines(text: str) -> list[int]:
-    return [i + 1 for i, line in enumerate(text.splitlines()) if _HEADER.match(line)]
+    """Lines (1-based, as `str.splitlines` counts them) of the `[[claim]]` headers.
+    One search over the text, not a match per line (0.2 s of a warm check's 17,750
+    claims); a text with line breaks other than LF and CRLF is split as before."""
+    if _ODD_BREAKS.search(text):
+        return [i + 1 for i, line in enumerate(text.splitlines()) if _HEADER.match(line)]
+    out, at, line = [], 0, 1
+    for m in _HEADER_M.finditer(text):
+        line += text.count("\n", at, m.start())
+        at = m.start()
+        out.append(line)
+    return out
 
 
 def _key_line(text: str, start: int, key: str) -> int:
