@@ -19,6 +19,7 @@ from verifier.claims.check import check_claims, run_check
 from verifier.claims.kinds.base import REGISTRY
 from verifier.claims.sentences import rebind
 from verifier.facts import cache as fcache
+from verifier.facts.audit import audit_state
 from verifier.facts.cache import fact_cache
 from verifier.project import load_project
 from verifier.results import Verdict
@@ -224,17 +225,33 @@ def test_the_switch_turns_only_this_layer_off(course, monkeypatch):
 # ------------------------------------------------------------------ the audit
 
 
-def test_an_honest_entry_passes_its_audit_derived_from_the_sources(course, monkeypatch):
+def test_an_honest_entry_passes_its_audit(course, monkeypatch):
+    """Audited, a file is checked again through the per-claim memo; with every hit
+    audited, that memo's own audit re-derives every claim from the sources."""
     s, cold = course
     monkeypatch.setenv("VERIFIER_MEMO_AUDIT", "1")
     calls = _Calls(monkeypatch)
     notes: list[str] = []
     p = load_project(s.root / "pins.toml", notify=notes.append)
     assert _dump(run_check(p)) == _dump(cold)
-    # every claim was checked by its kind: the per-claim memo was bypassed
     assert sorted(i.rsplit("/", 1)[-1] for i in calls.ids) == sorted(VERDICTS)
     assert not memo.distrusted(p) and not [n for n in notes if "did not match" in n]
-    assert fact_cache(p.store).stats.audited == 1
+    assert fact_cache(p.store).stats.audited == 1 + len(VERDICTS)    # the file, each claim
+
+
+def test_the_audit_goes_through_the_per_claim_memo(course, monkeypatch):
+    """The file's audit is `check_one` with the per-claim memo (it audits against the
+    layer it shortcuts); with that memo's own audit off, no kind runs."""
+    s, cold = course
+    monkeypatch.setenv("VERIFIER_MEMO_AUDIT", "1")
+    calls = _Calls(monkeypatch)
+    p = load_project(s.root / "pins.toml")
+    fc = fact_cache(p.store)
+    claim_audit = audit_state(fc, memo.EXTRACTOR)
+    claim_audit.fraction, claim_audit.first = 0.0, False
+    assert _dump(run_check(p)) == _dump(cold)
+    assert calls.ids == [] and fc.stats.audited == 1
+    assert fc.stats.hits >= len(VERDICTS) + 1       # the file's entry and each outcome
 
 
 def _forge(fc, path: Path, key: bytes, kd: bytes) -> bool:
@@ -284,3 +301,51 @@ def test_a_forged_entry_is_caught_by_its_audit(course, monkeypatch):
     # the forged entry was dropped and written afresh: an unaudited run is honest again
     monkeypatch.setenv("VERIFIER_MEMO_AUDIT", "0")
     assert _dump(run_check(load_project(s.root / "pins.toml"))) == _dump(cold)
+
+
+def test_both_memos_forged_alike_are_caught_with_every_hit_audited(course, monkeypatch):
+    """A key holder who rewrites the per-claim outcome and the file's entry to agree:
+    the file's audit goes through the per-claim memo, whose audit re-derives from the
+    sources and finds the per-claim forgery; the run checks every claim again."""
+    s, cold = course
+    key = s.project.store.signing_key()
+    located: dict[str, bytes] = {}
+    orig = fcache.FactCache._locate
+
+    def locate(self, *a):
+        got = orig(self, *a)
+        located[got[0]] = got[1]
+        return got
+
+    monkeypatch.setattr(fcache.FactCache, "_locate", locate)
+    monkeypatch.setenv("VERIFIER_CLAIM_FILE_MEMO", "0")
+    run_check(load_project(s.root / "pins.toml"))          # the per-claim entries' keys
+    monkeypatch.setenv("VERIFIER_CLAIM_FILE_MEMO", "1")
+    run_check(load_project(s.root / "pins.toml"))          # the file entry's key
+    forged = 0
+    for path in _entries(s.project.store, memo.EXTRACTOR):
+        raw = path.read_bytes()
+        entry = msgpack.unpackb(raw[HEAD + 32:], raw=False)
+        out = entry["value"].get("outcome")
+        if out and out["verdict"] == "diverged":
+            out["verdict"], out["message"] = "verified", "forged"
+            payload = msgpack.packb(entry, use_bin_type=True)
+            mac = hmac.digest(key, fcache.MAGIC + located[str(path)] + b"\0"
+                              + len(payload).to_bytes(4, "big") + payload, "sha256")
+            path.write_bytes(raw[:len(fcache.MAGIC) + 8] + len(payload).to_bytes(4, "big")
+                             + mac + payload)
+            forged += 1
+    (fpath,) = _entries(s.project.store)
+    assert forged == 1 and _forge(fact_cache(s.project.store), fpath, key, located[str(fpath)])
+    # the two forgeries agree: the file's audit alone (per-claim audit off) is fooled
+    monkeypatch.setenv("VERIFIER_MEMO_AUDIT", "1")
+    p = load_project(s.root / "pins.toml")
+    claim_audit = audit_state(fact_cache(p.store), memo.EXTRACTOR)
+    claim_audit.fraction, claim_audit.first = 0.0, False
+    fooled = run_check(p)
+    assert any(r.message == "forged" for r in fooled) and not memo.distrusted(p)
+    assert fact_cache(p.store).stats.audited == 1
+    notes: list[str] = []
+    p = load_project(s.root / "pins.toml", notify=notes.append)
+    assert _dump(run_check(p)) == _dump(cold)
+    assert memo.distrusted(p) and any("did not match a fresh check" in n for n in notes)
