@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier import gcpause
 from verifier.errors import UsageError
 from verifier.exitcodes import ExitCode
 from verifier.registry import choice_message, suggest
@@ -268,10 +269,11 @@ def run(project: "Project", opts: RunOptions, progress: Progress | None = None) 
             not_run.append(NotRun(stage="runtime", what="runtime confirmation",
                                   why="not requested (--runtime none)"))
 
-    report = build_report(project, lessons=lessons, findings=findings, claims=claims,
-                          sampling=sampling, not_run=not_run, crashes=crashes,
-                          timestamp=opts.timestamp, excerpts=opts.excerpts)
-    details = build_details(project, claims, sampling)
+    with gcpause.paused():      # the record: models of every claim and finding, no cycles
+        report = build_report(project, lessons=lessons, findings=findings, claims=claims,
+                              sampling=sampling, not_run=not_run, crashes=crashes,
+                              timestamp=opts.timestamp, excerpts=opts.excerpts)
+        details = build_details(project, claims, sampling)
     return Run(report=report, details=details, lessons=lessons, files=files, crashes=crashes)
 
 

@@ -44,6 +44,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from verifier import gcpause
 from verifier.claims import memo
 from verifier.claims.kinds.base import REGISTRY
 from verifier.codeversion import code_version
@@ -195,7 +196,8 @@ class FileMemo:
                         self._distrust(group[0])
                     return results, uses
                 try:
-                    return _results(group, hit["value"])
+                    with gcpause.paused():      # models that live on, no cycles
+                        return _results(group, hit["value"])
                 except (KeyError, TypeError, ValueError):
                     fc.stats.corrupt += 1   # a signed entry of another shape: checked again
             else:

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from verifier.claims.model import Claim, ClaimFile
 from verifier.claims.notation import NOTATION_FILE, Notation, load_course_notation, parse_table
+from verifier import gcpause
 from verifier.errors import ConfigError
 from verifier.codeversion import code_version
 from verifier.gitblob import blob_sha
@@ -208,11 +209,12 @@ def load_claims(project: "Project", lessons: "list[LessonDoc] | None" = None) ->
     Order: course, claim file, position in the file (deterministic)."""
     wanted = None if lessons is None else {(ld.course, ld.path) for ld in lessons}
     out: list[LoadedClaim] = []
-    for course, path in claim_files(project):
-        loaded = load_file(project, course, path)
-        if wanted is not None:
-            loaded = [lc for lc in loaded if (lc.course, lc.lesson) in wanted]
-        out.extend(loaded)
+    with gcpause.paused():          # thousands of models that live on, no cycles
+        for course, path in claim_files(project):
+            loaded = load_file(project, course, path)
+            if wanted is not None:
+                loaded = [lc for lc in loaded if (lc.course, lc.lesson) in wanted]
+            out.extend(loaded)
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from verifier import gcpause
 from verifier.cli.common import TEXT, add_format, choice
 
 HELP = "check the claims bound to lesson sentences against the pinned upstream source"
@@ -65,9 +66,11 @@ def run(args: argparse.Namespace) -> int:
     project, result = execute(args, opts)
     report = result.report
     if args.format == "json":
-        render.print_json(render.claims_json(result))
+        with gcpause.paused():      # plain data of every claim, written and dropped
+            render.print_json(render.claims_json(result))
     elif args.format != TEXT:
-        render.print_record(report, args.format)
+        with gcpause.paused():
+            render.print_record(report, args.format)
     else:
         render.claims_list(result, every=args.every)
         if report.findings:          # the claim files' own warnings (notation-unused)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from verifier import gcpause
 from verifier.cli.common import TEXT, add_format
 
 HELP = "lint lessons: permalinks, identifiers, versions, code blocks, relative links"
@@ -83,9 +84,11 @@ def run(args: argparse.Namespace) -> int:
 
     project, result = execute(args, opts)
     if args.format == "json":
-        render.print_json(findings_json(result))
+        with gcpause.paused():      # plain data of every finding, written and dropped
+            render.print_json(findings_json(result))
     elif args.format != TEXT:
-        render.print_record(result.report, args.format)
+        with gcpause.paused():
+            render.print_record(result.report, args.format)
     else:
         render.findings_list(result, project.root, info=args.info)
     render.final(lint_line(result.report, info_hidden=args.format == TEXT and not args.info),
