@@ -73,21 +73,27 @@ def claim_files(project: "Project") -> list[tuple[str, Path]]:
     return out
 
 
-_HEADER_M = re.compile(r"^[^\S\n]*\[\[[^\S\n]*claim[^\S\n]*\]\][^\S\n]*(#.*)?$", re.M)
-_ODD_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|\r(?!\n)")
+_ODD_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"   # str.splitlines breaks besides LF, CR
 
 
 def _header_lines(text: str) -> list[int]:
-    """Lines (1-based, as `str.splitlines` counts them) of the `[[claim]]` headers.
-    One search over the text, not a match per line (0.2 s of a warm check's 17,750
-    claims); a text with line breaks other than LF and CRLF is split as before."""
-    if _ODD_BREAKS.search(text):
+    """Lines (1-based, as `str.splitlines` counts them) of the `[[claim]]` headers,
+    found from each `[[` in the text instead of by a match per line (0.2 s of loading
+    17,750 claims); a text with line breaks other than LF and CRLF is split as before."""
+    if any(c in text for c in _ODD_BREAKS) or text.count("\r") != text.count("\r\n"):
         return [i + 1 for i, line in enumerate(text.splitlines()) if _HEADER.match(line)]
-    out, at, line = [], 0, 1
-    for m in _HEADER_M.finditer(text):
-        line += text.count("\n", at, m.start())
-        at = m.start()
-        out.append(line)
+    out: list[int] = []
+    line, at = 1, 0
+    i = text.find("[[")
+    while i != -1:
+        start = text.rfind("\n", 0, i) + 1
+        end = text.find("\n", i)
+        end = len(text) if end == -1 else end
+        if _HEADER.match(text[start:end]):    # a trailing CR is whitespace to the pattern
+            line += text.count("\n", at, start)
+            at = start
+            out.append(line)
+        i = text.find("[[", end)
     return out
 
 
