@@ -25,14 +25,15 @@ A file whose check crashed is never stored, nor one with a result that is not pl
 data or not built from its claim as `claims/check.py` builds every result. Like the
 other memos it is audited (`verifier/facts/audit.py`): a sample of the files hit
 (`VERIFIER_MEMO_AUDIT`, by claim file, with a salt new every run; the first hit is not
-always audited, or a one-lesson check could never use the memo) is checked again
-through the layer it shortcuts, `claims/check.py:check_one` with the per-claim memo,
-which audits its own hits against the sources as it always does. Each memo is thus
-audited against what it memoises; re-deriving the audited files from the sources
-instead cost ~1 s of a 3.6 s warm check at `--scale 10` (a claim's fresh check costs
-~1.1 ms here). One mismatch drops this memo and the per-claim one, refuses both for
-the rest of the run and has every claim checked again in the same run
-(`claims/check.py`), and the run's notes say so. `VERIFIER_FACT_CACHE=0` turns it off
+always audited, or a one-lesson check could never use the memo) is checked again with
+the per-claim memo bypassed, so an audit derives from the sources, not from another
+memo, and the share of memoised verdicts re-derived from the sources stays what
+`VERIFIER_MEMO_AUDIT` says. (Checked again through the per-claim memo instead, whose own
+audit samples the outcomes it serves, only ~0.25 % of verdicts would be re-derived from
+the sources: faster, by ~1 s of a warm check at `--scale 10`, but not the documented
+guarantee.) One mismatch drops this memo and the per-claim one, refuses both for the
+rest of the run and has every claim checked again in the same run (`claims/check.py`),
+and the run's notes say so. `VERIFIER_FACT_CACHE=0` turns it off
 with the rest of the fact cache; `VERIFIER_CLAIM_FILE_MEMO=0` turns off only this layer
 (the per-claim memo's own tests use it).
 """
@@ -191,7 +192,11 @@ class FileMemo:
             if current:
                 if state.sampled(os.path.basename(at[0])):
                     fc.stats.audited += 1
-                    results, uses, crashed = compute()     # through the per-claim memo
+                    claim_state.bypassed = True    # derived from the sources, not a memo
+                    try:
+                        results, uses, crashed = compute()
+                    finally:
+                        claim_state.bypassed = False
                     if crashed or _stored(_plain(group, results, uses)) != hit["value"]:
                         self._distrust(group[0])
                     return results, uses

@@ -33,6 +33,8 @@ class AuditState:
             self.fraction = DEFAULT_AUDIT
         self.hits = 0
         self.distrusted = False
+        self.bypassed = False   # while set, the memo is neither read nor written (an outer
+        # memo's audit re-derives its hit from the sources: verifier/claims/filememo.py)
 
     def sampled(self, key: str) -> bool:
         self.hits += 1
