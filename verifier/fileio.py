@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import stat
 import tempfile
@@ -88,3 +89,14 @@ def _write_via(where: Path, dest: Path, data: bytes, durable: bool, mode: int) -
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def file_sha256(path: Path | None) -> str | None:
+    """The SHA-256 of a file's bytes, or None (no path, or a file that cannot be read):
+    what cache keys and records name a configuration file by."""
+    if path is None:
+        return None
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None

@@ -56,6 +56,11 @@ class LessonDoc:
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read lesson: {exc}", file=str(self.file)) from None
 
+    @cached_property
+    def blob(self) -> str:
+        """The git blob of the lesson's text (what memo and cache keys name it by)."""
+        return blob_sha(self.text.encode("utf-8"))
+
     @property
     def name(self) -> str:
         return f"{self.course}/{self.path}"
@@ -227,7 +232,7 @@ class Project:
         from verifier.lessons.cache import load_links
         from verifier.lessons.cited import cited_in
 
-        key = blob_sha(doc.text.encode("utf-8"))
+        key = doc.blob
         if self._links is not None and self._links[0] == key:
             return self._links[1]
         got = load_links(doc.text, self.store)
@@ -237,7 +242,7 @@ class Project:
         return got
 
     def _cited_of(self, doc: LessonDoc) -> list[tuple[str, str]]:
-        key = blob_sha(doc.text.encode("utf-8"))
+        key = doc.blob
         if key not in self._cited:
             from verifier.lessons.cited import cached_cited, cited_in
 

@@ -18,6 +18,7 @@ from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
 from verifier import __version__
+from verifier.fileio import file_sha256
 from verifier.report import (CheckTiming, EnvironmentTiming, Excerpt, InternalError,
                              LessonRecord, LockedInfo, LockInfo, Note, NotRun, PinnedCourse,
                              PinnedUpstream, PinsInfo, RunDetails, RunReport, RuntimeInfo,
@@ -36,13 +37,6 @@ _ENV_TIMINGS = ("import_s", "wall_s")
 _RUNTIME_VOLATILE = ("duration_s", "stdout", "stderr")
 
 
-def _sha256_file(path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
 def _pins_info(project: "Project") -> PinsInfo:
     pins = project.pins
     ups = [PinnedUpstream(name=u.name, repo=u.repo, commit=u.commit, version=u.version,
@@ -59,7 +53,7 @@ def _pins_info(project: "Project") -> PinsInfo:
             read_from=None if co is None else ("commit" if co.full_tree else "local"),
             partial=bool(co is not None and co.partial)))
     return PinsInfo(file=pins.path.name if pins.path else "pins.toml",
-                    sha256=_sha256_file(pins.path) if pins.path else None,
+                    sha256=file_sha256(pins.path),
                     upstreams=ups, courses=courses)
 
 
@@ -71,7 +65,7 @@ def _lock_info(project: "Project") -> LockInfo:
         ups.append(LockedInfo(name=name, commit=entry.commit,
                               matches_pin=bool(pin and pin.commit == entry.commit),
                               files=len(entry.files), source=list(entry.source)))
-    return LockInfo(file=lp.name, present=lp.exists(), sha256=_sha256_file(lp), upstreams=ups)
+    return LockInfo(file=lp.name, present=lp.exists(), sha256=file_sha256(lp), upstreams=ups)
 
 
 def _stable_runtime(c: ClaimResult) -> ClaimResult:
@@ -274,7 +268,7 @@ def build_report(project: "Project", *, lessons: "list[LessonDoc]",
         vc, fc = verdicts.get(key, Counter()), severities.get(key, Counter())
         lesson_recs.append(LessonRecord(
             course=doc.course, path=doc.path,
-            sha256=_sha256_file(doc.file) or hashlib.sha256(doc.text.encode()).hexdigest(),
+            sha256=file_sha256(doc.file) or hashlib.sha256(doc.text.encode()).hexdigest(),
             upstreams=list(doc.upstreams), cited=cited_by[key],
             verdicts=dict(sorted(vc.items())), findings=dict(sorted(fc.items()))))
 

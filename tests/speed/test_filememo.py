@@ -13,7 +13,7 @@ import msgpack
 import pytest
 
 from tests.claims.simx_project import claim, make_simx
-from tests.speed.test_warm import CLAIMS, VERDICTS, _by_id, _dump
+from tests.speed.test_warm import CLAIMS, VERDICTS, _by_id, _dump, make_unavailable
 from verifier.claims import filememo, memo
 from verifier.claims.check import check_claims, run_check
 from verifier.claims.kinds.base import REGISTRY
@@ -23,7 +23,6 @@ from verifier.facts.audit import audit_state
 from verifier.facts.cache import fact_cache
 from verifier.project import load_project
 from verifier.results import Verdict
-from verifier.sources.layer import SourceLayer
 
 HEAD = len(fcache.MAGIC) + 8 + 4
 
@@ -124,17 +123,7 @@ def test_a_dependency_answering_otherwise_checks_it_again(course, monkeypatch):
     """Same pin, same claim file and lesson, but a file the checks read is no longer
     served as it was: the entry is not used."""
     s, cold = course
-    from verifier.sources.models import SourceFile, Status
-
-    orig = SourceLayer._resolve
-
-    def resolve(self, upstream, path, **kw):
-        if path == "src/engine/sx_forward.c":
-            return SourceFile(upstream=upstream, path=path, status=Status.UNAVAILABLE,
-                              detail="gone for this test")
-        return orig(self, upstream, path, **kw)
-
-    monkeypatch.setattr(SourceLayer, "_resolve", resolve)
+    make_unavailable(monkeypatch, "src/engine/sx_forward.c")
     p = load_project(s.root / "pins.toml")
     got = _by_id(run_check(p))
     assert fact_cache(p.store).stats.stale >= 1

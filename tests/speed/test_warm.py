@@ -64,6 +64,21 @@ def _no_audit(monkeypatch):
     monkeypatch.setenv("VERIFIER_MEMO_AUDIT", "0")
 
 
+def make_unavailable(monkeypatch, gone: str) -> None:
+    """From now on the source layer serves `gone` as unavailable (same pin)."""
+    from verifier.sources.models import SourceFile, Status
+
+    orig = SourceLayer._resolve
+
+    def resolve(self, upstream, path, **kw):
+        if path == gone:
+            return SourceFile(upstream=upstream, path=path, status=Status.UNAVAILABLE,
+                              detail="gone for this test")
+        return orig(self, upstream, path, **kw)
+
+    monkeypatch.setattr(SourceLayer, "_resolve", resolve)
+
+
 def _by_id(results):
     return {r.id.rsplit("/", 1)[-1]: r for r in results}
 
@@ -190,17 +205,7 @@ def test_memo_is_not_used_when_a_dependency_changed(tmp_path, monkeypatch, two_f
     assert two_file_kind == ["two"]
     # same pin, but the other file no longer resolves as before (here: it became
     # unavailable): the memo must not answer; the check runs again and says so
-    from verifier.sources.models import SourceFile, Status
-
-    orig = SourceLayer._resolve
-
-    def resolve(self, upstream, path, **kw):
-        if path == "src/engine/sx_forward.c":
-            return SourceFile(upstream=upstream, path=path, status=Status.UNAVAILABLE,
-                              detail="gone for this test")
-        return orig(self, upstream, path, **kw)
-
-    monkeypatch.setattr(SourceLayer, "_resolve", resolve)
+    make_unavailable(monkeypatch, "src/engine/sx_forward.c")
     p = load_project(s.root / "pins.toml")
     second = _by_id(run_check(p))["two"]
     assert two_file_kind == ["two", "two"]

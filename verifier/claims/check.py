@@ -97,10 +97,10 @@ def _names_in_sentence(name: str, sentence: str | None) -> bool:
 
 def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
               crashes: list[Crash] | None = None, bindings: Bindings | None = None,
-              uses: dict | None = None) -> ClaimResult:
+              uses: dict[str, list[str]] | None = None) -> ClaimResult:
     """The static verdict of one claim. `crashes` receives a kind's crash; `bindings`:
-    claims.lock (sentence binding); `uses` receives the notation entries the check
-    needed, by claim id."""
+    claims.lock (sentence binding); `uses` receives the keys of the notation entries
+    the check needed, by claim id."""
     c = lc.claim
     if lesson is None:
         return _error(lc, None, f"lesson {lc.lesson!r} not found in course {lc.course!r}")
@@ -148,7 +148,7 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
         return _error(lc, line, f"internal error in kind {c.kind!r}: {crash.error} (a bug in "
                                 "verifier: see the crash log)")
     if uses is not None:
-        uses[lc.gid] = dict(ctx.notation.used)
+        uses[lc.gid] = list(ctx.notation.used)
     verdict, message = out.verdict, out.message
     if verdict is Verdict.VERIFIED:
         why = _identity_ok(out.evidence, ctx)
@@ -256,7 +256,7 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
                     if f.is_file():
                         by_key[(lc.course, lc.lesson)] = project.lesson_for(f, lc.course)
     bindings = load_bindings(claims_root(project), project.store)
-    uses: dict[str, dict] = {}
+    uses: dict[str, list[str]] = {}    # claim id -> keys of the notation entries it needed
 
     def check_all() -> tuple[list, list[Crash]]:
         got, caught = [], []
@@ -268,13 +268,12 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
             def compute(group=group, lesson=lesson):
                 before, own = len(caught), {}
                 results = [check_one(project, lc, lesson, caught, bindings, own) for lc in group]
-                return results, {g: list(u) for g, u in own.items()}, len(caught) > before
+                return results, own, len(caught) > before
 
             results, used = files.check(group, lesson, compute)  # memoised per claim file
+            uses.update(used)
             for lc, r in zip(group, results, strict=True):
                 got.append((lc, r))
-                if lc.gid in used:
-                    uses[lc.gid] = dict.fromkeys(used[lc.gid])
                 if tick is not None:
                     tick()
         return got, caught
@@ -302,7 +301,7 @@ def _by_file(loaded: list[LoadedClaim]) -> list[list[LoadedClaim]]:
     return groups
 
 
-def notation_findings(pairs: list[tuple[LoadedClaim, ClaimResult]], uses: dict[str, dict],
+def notation_findings(pairs: list[tuple[LoadedClaim, ClaimResult]], uses: dict[str, list[str]],
                       complete: bool = True) -> list:
     """`notation-unused` warnings for this run (see verifier/claims/notation.py).
 

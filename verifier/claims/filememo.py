@@ -40,7 +40,6 @@ with the rest of the fact cache; `VERIFIER_CLAIM_FILE_MEMO=0` turns off only thi
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -50,8 +49,8 @@ from verifier.claims import memo
 from verifier.claims.kinds.base import REGISTRY
 from verifier.codeversion import code_version
 from verifier.facts.audit import audit_state
-from verifier.facts.cache import decode, encode, fact_cache
-from verifier.gitblob import blob_sha
+from verifier.facts.cache import fact_cache, round_trip
+from verifier.fileio import file_sha256
 from verifier.results import ClaimResult, Evidence, Verdict
 from verifier.sources.recording import answers_same, recording
 
@@ -72,18 +71,11 @@ def off() -> bool:
     return os.environ.get("VERIFIER_CLAIM_FILE_MEMO", "1").strip().lower() in ("0", "off", "no")
 
 
-def _file_digest(path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except (OSError, TypeError, AttributeError):
-        return None
-
-
 def _digested(kind: str) -> bool:
-    """Whether a kind's code is in the memo's code version (kinds registered from
-    outside the package are not: their results are never memoised here)."""
+    """Whether a kind's code is in this memo's code version (an unknown kind's result
+    is an error that `claims/check.py` builds)."""
     cls = REGISTRY.get(kind)
-    return cls is None or cls.__module__.startswith(memo.KINDS_PKG)
+    return cls is None or memo.digested(cls)
 
 
 def _own(lc: "LoadedClaim") -> dict[str, Any]:
@@ -108,16 +100,6 @@ def _plain(group: "list[LoadedClaim]", results: list[ClaimResult],
                     else [ev.path, list(ev.lines) if ev.lines else None, ev.blob, ev.permalink,
                           ev.status, ev.provider]])
     return {"results": out, "uses": [[gid, sorted(keys)] for gid, keys in sorted(uses.items())]}
-
-
-def _stored(value: dict | None) -> Any:
-    """A value as it reads back from the cache (tuples become lists), or None."""
-    if value is None:
-        return None
-    try:
-        return decode(encode(value))
-    except (TypeError, ValueError, OverflowError):
-        return None
 
 
 def _results(group: "list[LoadedClaim]", value: dict
@@ -155,14 +137,14 @@ class FileMemo:
              ) -> tuple[str | None, dict]:
         first = group[0]
         if self.base is None:
-            self.base = {"pins": _file_digest(self.project.pins.path),
-                         "lock": _file_digest(self.project.lock_path),
+            self.base = {"pins": file_sha256(self.project.pins.path),
+                         "lock": file_sha256(self.project.lock_path),
                          "env": memo._claim_env()}
         b = self.bindings
         return first.blob, {
             **self.base, "file": str(first.file), "course": first.course,
             "lesson": first.lesson,
-            "text": None if lesson is None else blob_sha(lesson.text.encode("utf-8")),
+            "text": None if lesson is None else lesson.blob,
             "claims": [[lc.gid, lc.line, lc.upstream, lc.problem] for lc in group],
             "notation": [[m.kind, m.lesson, m.source, m.where] for m in first.notation.entries],
             "bindings": None if b is None else [b.exists, [b.get(lc.gid) for lc in group]]}
@@ -171,8 +153,7 @@ class FileMemo:
               ) -> tuple[list[ClaimResult], dict[str, list[str]]]:
         """`compute()` -> (results, notation uses by claim id, crashed), memoised for the
         claims of one claim file (`group`, in file order)."""
-        files = {(lc.file, lc.blob) for lc in group}
-        if not self.enabled or len(files) != 1 or group[0].blob is None \
+        if not self.enabled or group[0].blob is None \
                 or not all(_digested(lc.claim.kind) for lc in group):
             results, uses, _ = compute()
             return results, uses
@@ -197,7 +178,8 @@ class FileMemo:
                         results, uses, crashed = compute()
                     finally:
                         claim_state.bypassed = False
-                    if crashed or _stored(_plain(group, results, uses)) != hit["value"]:
+                    if crashed or round_trip(_plain(group, results, uses)) != hit["value"]:
+                        state.distrusted = claim_state.distrusted = True
                         self._distrust(group[0])
                     return results, uses
                 try:
@@ -220,8 +202,6 @@ class FileMemo:
 
     def _distrust(self, lc: "LoadedClaim") -> None:
         fc = self.fc
-        for name in (EXTRACTOR, memo.EXTRACTOR):
-            audit_state(fc, name, first=name == memo.EXTRACTOR).distrusted = True
         n = fc.drop(EXTRACTOR) + fc.drop(memo.EXTRACTOR)
         fc.note(f"the memoised results of claim file {lc.file} did not match a fresh check: "
                 f"all {n} memoised claim files and outcomes were dropped and every claim is "

@@ -39,8 +39,9 @@ from verifier.claims.kinds.base import ClaimError, Outcome
 from verifier.claims.notation import Mapping
 from verifier.codeversion import code_version
 from verifier.facts.audit import AuditState, audit_state
-from verifier.facts.cache import decode, encode, fact_cache
+from verifier.facts.cache import fact_cache, round_trip
 from verifier.results import Evidence, Verdict
+from verifier.sources.recording import wrapped
 
 EXTRACTOR = "claim"
 
@@ -56,23 +57,16 @@ def track_resolves(layer) -> Any:
     """Record every `SourceFile` the source layer resolves inside the block
     (reads go through `resolve` too), in order, without duplicates."""
     seen: dict[tuple[str, str], Any] = {}
-    outer = layer.__dict__.get("resolve")     # a recording around this block (filememo.py)
-    orig = layer.resolve
 
-    def tracking(upstream: str, path: str, **kw):
-        sf = orig(upstream, path, **kw)
-        seen.setdefault((upstream, path), sf)
-        return sf
+    def tracking(orig):
+        def resolve(upstream: str, path: str, **kw):
+            sf = orig(upstream, path, **kw)
+            seen.setdefault((upstream, path), sf)
+            return sf
+        return resolve
 
-    layer.resolve = tracking
-    try:
+    with wrapped(layer, resolve=tracking):      # nests inside a recording (filememo.py)
         yield seen
-    finally:
-        if outer is not None:
-            layer.resolve = outer
-        else:
-            with contextlib.suppress(AttributeError):
-                del layer.resolve
 
 
 def deps_current(layer, deps: list[Dep], *, needed: bool = True) -> list | None:
@@ -88,6 +82,12 @@ def deps_current(layer, deps: list[Dep], *, needed: bool = True) -> list | None:
 
 
 KINDS_PKG = "verifier.claims.kinds."
+
+
+def digested(kind_cls: type) -> bool:
+    """Whether a kind's code is in the memo's code version: kinds defined outside the
+    package are not, so their outcomes are never memoised."""
+    return kind_cls.__module__.startswith(KINDS_PKG)
 
 
 @functools.lru_cache(maxsize=1)
@@ -155,7 +155,7 @@ def check_claim(kind, claim, ctx):
     fc = fact_cache(project.store)
     if fc.notify is None:
         fc.notify = project.notify
-    if not fc.enabled or not claim.path or not type(kind).__module__.startswith(KINDS_PKG):
+    if not fc.enabled or not claim.path or not digested(type(kind)):
         return kind.check(claim, ctx)   # kinds outside the package: their code is not digested
     if _state(fc).bypassed:
         return kind.check(claim, ctx)   # a claim file's audit (filememo.py): derived afresh
@@ -179,7 +179,7 @@ def check_claim(kind, claim, ctx):
             if state.sampled(sf.blob):          # by file: one parse for all its claims
                 fc.stats.audited += 1
                 fresh = _fresh(kind, claim, ctx)      # fills ctx.used itself
-                if _as_stored(fresh) != hit["value"]:
+                if round_trip(fresh) != hit["value"]:
                     _distrust(fc, claim)
                 return _replay(fresh, ctx.upstream)
             ctx.used.extend(used)
@@ -233,14 +233,6 @@ def _fresh(kind, claim, ctx) -> dict:
         return {"error": str(exc), "notation": _used(ctx)}
     plain = _outcome_plain(out, ctx.upstream) if isinstance(out, Outcome) else None
     return {"outcome": plain, "notation": _used(ctx)} if plain is not None else {"raw": out}
-
-
-def _as_stored(value: dict) -> Any:
-    """A fresh value as it reads back from the cache (tuples become lists), for comparing."""
-    try:
-        return decode(encode(value))
-    except (TypeError, ValueError, OverflowError):
-        return None               # not storable: it cannot equal what was stored
 
 
 def _replay(value: dict, upstream):

@@ -65,15 +65,14 @@ def run(args: argparse.Namespace) -> int:
 
     project, result = execute(args, opts)
     report = result.report
-    if args.format == "json":
-        with gcpause.paused():      # plain data of every claim, written and dropped
+    with gcpause.paused():      # plain data of every claim, written and dropped
+        if args.format == "json":
             render.print_json(render.claims_json(result))
-    elif args.format != TEXT:
-        with gcpause.paused():
+        elif args.format != TEXT:
             render.print_record(report, args.format)
-    else:
-        render.claims_list(result, every=args.every)
-        if report.findings:          # the claim files' own warnings (notation-unused)
-            render.findings_list(result, project.root)
+        else:
+            render.claims_list(result, every=args.every)
+            if report.findings:          # the claim files' own warnings (notation-unused)
+                render.findings_list(result, project.root)
     render.final(check_line(report), machine=args.format != TEXT)
     return result.exit_code

@@ -83,14 +83,13 @@ def run(args: argparse.Namespace) -> int:
     from verifier.cli.summaries import lint_line
 
     project, result = execute(args, opts)
-    if args.format == "json":
-        with gcpause.paused():      # plain data of every finding, written and dropped
+    with gcpause.paused():      # plain data of every finding, written and dropped
+        if args.format == "json":
             render.print_json(findings_json(result))
-    elif args.format != TEXT:
-        with gcpause.paused():
+        elif args.format != TEXT:
             render.print_record(result.report, args.format)
-    else:
-        render.findings_list(result, project.root, info=args.info)
+        else:
+            render.findings_list(result, project.root, info=args.info)
     render.final(lint_line(result.report, info_hidden=args.format == TEXT and not args.info),
                  machine=args.format != TEXT)
     return result.exit_code

@@ -104,6 +104,15 @@ def decode(payload: bytes) -> Any:
                            timestamp=0)
 
 
+def round_trip(value: Any) -> Any:
+    """`value` as it reads back from the cache (tuples become lists), or None when it is
+    not plain data: what a memo's audit compares a fresh value with."""
+    try:
+        return decode(encode(value))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 class FactCache:
     """Signed plain-data entries under `<store root>/facts/`."""
 

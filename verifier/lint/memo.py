@@ -38,7 +38,6 @@ turns the memo off with the rest of the fact cache.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -47,9 +46,8 @@ from urllib.parse import unquote, urlsplit
 
 from verifier.codeversion import code_version
 from verifier.facts.audit import audit_state
-from verifier.facts.cache import decode, encode, fact_cache
-from verifier.fileio import real_path
-from verifier.gitblob import blob_sha
+from verifier.facts.cache import fact_cache, round_trip
+from verifier.fileio import file_sha256, real_path
 from verifier.results import Finding
 from verifier.sources.recording import Recorder, answers_same
 from verifier.sources.recording import digest as _digest
@@ -86,15 +84,6 @@ def _still(memo: "Memo", doc: "LessonDoc", deps: dict) -> bool:
     return all(memo.index_identity(u) == fp for u, fp in deps["indexes"])
 
 
-def _file_digest(path: Path | None) -> str | None:
-    if path is None:
-        return None
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
 def _relative_hrefs(links) -> list[str]:
     """The hrefs of the lesson's links into the course directory (relative links)."""
     out = []
@@ -128,7 +117,7 @@ def _course_view(doc: "LessonDoc", hrefs: list[str], dirs: dict | None = None) -
         if not os.path.exists(f):
             entry.append(_dir_state(os.path.dirname(f), dirs.setdefault("state", {})))
         elif f.endswith(".py") and os.path.isfile(f):
-            entry.append(_file_digest(Path(f)))
+            entry.append(file_sha256(Path(f)))
         out.append(entry)
     return out
 
@@ -168,10 +157,10 @@ class Memo:
         project = ctx.project
         if self.base is None:
             self.base = {"config": _digest(ctx.config.text or ""),
-                         "pins": _file_digest(project.pins.path),
-                         "lock": _file_digest(project.lock_path)}
+                         "pins": file_sha256(project.pins.path),
+                         "lock": file_sha256(project.lock_path)}
         co = ctx.course_checkout(doc.course)
-        return blob_sha(doc.text.encode("utf-8")), {
+        return doc.blob, {
             **self.base, "course": doc.course, "path": doc.path, "name": doc.name,
             "partial": ctx.course_partial(doc.course),
             "checkout": [co.kind, co.commit, co.paths is not None] if co is not None else None}
@@ -206,7 +195,7 @@ class Memo:
                 if state.sampled(os.path.basename(at[0])):
                     fc.stats.audited += 1
                     found, used, crashed = compute()
-                    if crashed or _stored_form(found, used) != hit["value"]:
+                    if crashed or round_trip(_plain(found, used)) != hit["value"]:
                         self._distrust(fc, doc)
                     return found, used
                 self.ctx.project.remember_cited(blob, hit["cited"])
@@ -241,13 +230,6 @@ class Memo:
 
 def _plain(found: list[Finding], used: list[int]) -> dict:
     return {"findings": [f.model_dump(mode="json") for f in found], "used": list(used)}
-
-
-def _stored_form(found: list[Finding], used: list[int]) -> Any:
-    try:
-        return decode(encode(_plain(found, used)))
-    except (TypeError, ValueError, OverflowError):
-        return None
 
 
 def _findings(value: dict) -> tuple[list[Finding], list[int]]:

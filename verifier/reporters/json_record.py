@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from verifier import jsontext
-
 from verifier.report import RunReport
 
 NAME = "json"

@@ -15,7 +15,6 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from verifier import jsontext
-
 from verifier.report import RunReport, claim_gid, claim_sort_key, finding_sort_key
 from verifier.reporters.rules import (claim_fingerprint, claim_message, claim_rule,
                                       finding_fingerprint, finding_rule, rules_used)

@@ -22,7 +22,6 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-QUESTIONS = ("resolve", "presence", "known_paths", "pin_tree")
 
 
 @dataclass
@@ -65,47 +64,64 @@ def tree_print(got) -> list:
 
 
 @contextlib.contextmanager
+def wrapped(layer, **wrappers):
+    """`layer`'s methods replaced, for the block, by `wrappers[name](original)`; each is
+    restored afterwards to what it was, so blocks nest (an outer block's wrapper is what
+    an inner one wraps and gives back)."""
+    before = {n: layer.__dict__[n] for n in wrappers if n in layer.__dict__}
+    for name, make in wrappers.items():
+        setattr(layer, name, make(getattr(layer, name)))
+    try:
+        yield
+    finally:
+        for name in wrappers:
+            if name in before:
+                setattr(layer, name, before[name])
+            else:
+                with contextlib.suppress(AttributeError):
+                    delattr(layer, name)
+
+
+@contextlib.contextmanager
 def recording(layer):
     """Record, while the block runs, every question asked of `layer` (module doc)."""
     rec = Recorder()
-    before = {n: layer.__dict__[n] for n in QUESTIONS if n in layer.__dict__}
-    orig = {n: getattr(layer, n) for n in QUESTIONS}
 
-    def resolve(upstream: str, path: str, *, needed: bool = True):
-        sf = orig["resolve"](upstream, path, needed=needed)
-        if not rec.paused:
-            rec.resolves.setdefault((upstream, path, needed), sf_print(sf))
-        return sf
+    def resolve(orig):
+        def ask(upstream: str, path: str, *, needed: bool = True):
+            sf = orig(upstream, path, needed=needed)
+            if not rec.paused:
+                rec.resolves.setdefault((upstream, path, needed), sf_print(sf))
+            return sf
+        return ask
 
-    def presence(upstream: str, path: str):
-        got = orig["presence"](upstream, path)
-        if not rec.paused:
-            rec.presence.setdefault((upstream, path), presence_print(got))
-        return got
+    def presence(orig):
+        def ask(upstream: str, path: str):
+            got = orig(upstream, path)
+            if not rec.paused:
+                rec.presence.setdefault((upstream, path), presence_print(got))
+            return got
+        return ask
 
-    def known_paths(upstream: str):
-        got = orig["known_paths"](upstream)
-        if not rec.paused:
-            rec.known.setdefault(upstream, digest("\n".join(got)))
-        return got
+    def known_paths(orig):
+        def ask(upstream: str):
+            got = orig(upstream)
+            if not rec.paused:
+                rec.known.setdefault(upstream, digest("\n".join(got)))
+            return got
+        return ask
 
-    def pin_tree(upstream: str):
-        got = orig["pin_tree"](upstream)
-        if not rec.paused:
-            rec.trees.setdefault(upstream, tree_print(got))
-        return got
+    def pin_tree(orig):
+        def ask(upstream: str):
+            got = orig(upstream)
+            if not rec.paused:
+                rec.trees.setdefault(upstream, tree_print(got))
+            return got
+        return ask
 
-    layer.resolve, layer.presence = resolve, presence
-    layer.known_paths, layer.pin_tree = known_paths, pin_tree
-    try:
+    with wrapped(layer, resolve=resolve, presence=presence, known_paths=known_paths,
+                 pin_tree=pin_tree):
         yield rec
-    finally:
-        for n in QUESTIONS:
-            if n in before:
-                setattr(layer, n, before[n])      # an outer recording's wrapper
-            else:
-                with contextlib.suppress(AttributeError):
-                    delattr(layer, n)
 
 
 def answers_same(layer, deps: dict) -> bool:
