@@ -32,8 +32,9 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from verifier.basemodel import Model
 from verifier.errors import ConfigError
 from verifier.tomlerrors import read_toml, validate
 
@@ -41,7 +42,7 @@ Provider = Literal["git", "mirror", "wheel", "objects"]
 DEFAULT_PROVIDERS: list[Provider] = ["git", "mirror", "wheel", "objects"]
 
 
-class UserConfig(BaseModel):
+class UserConfig(Model):
     model_config = ConfigDict(extra="forbid")
 
     providers: list[Provider] = Field(default_factory=lambda: list(DEFAULT_PROVIDERS))

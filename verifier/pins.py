@@ -10,8 +10,9 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AliasChoices, ConfigDict, Field, field_validator, model_validator
 
+from verifier.basemodel import Model
 from verifier.errors import ConfigError
 from verifier.tomlerrors import Located, read_toml, validate
 
@@ -21,7 +22,7 @@ NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$", description="full 40-hex git SHA")]
 
 
-class _Model(BaseModel):
+class _Model(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

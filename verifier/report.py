@@ -23,9 +23,10 @@ import re
 from collections import Counter
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from verifier import __version__
+from verifier.basemodel import Model
 from verifier.exitcodes import ExitCode
 from verifier.results import ClaimResult, Finding, Severity, Verdict
 
@@ -33,7 +34,7 @@ SCHEMA_VERSION = 2
 DETAILS_VERSION = 1
 
 
-class _M(BaseModel):
+class _M(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from verifier.basemodel import Model
 
 
 class Severity(StrEnum):
@@ -18,7 +20,7 @@ class Severity(StrEnum):
     INFO = "info"
 
 
-class Finding(BaseModel):
+class Finding(Model):
     """One lint finding on a lesson."""
 
     model_config = ConfigDict(frozen=True)
@@ -50,7 +52,7 @@ class Verdict(StrEnum):
         return self in (Verdict.DIVERGED, Verdict.STALE, Verdict.ERROR)
 
 
-class Evidence(BaseModel):
+class Evidence(Model):
     model_config = ConfigDict(frozen=True)
 
     path: str
@@ -61,7 +63,7 @@ class Evidence(BaseModel):
     provider: str | None = None
 
 
-class RuntimeResult(BaseModel):
+class RuntimeResult(Model):
     model_config = ConfigDict(frozen=True)
 
     status: str                    # confirmed | refuted | error | skipped | env-mismatch
@@ -73,7 +75,7 @@ class RuntimeResult(BaseModel):
     stderr: str | None = None
 
 
-class ClaimResult(BaseModel):
+class ClaimResult(Model):
     """One claim's verdict (the shape of `verifier check --format json`)."""
 
     id: str

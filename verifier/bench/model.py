@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from verifier.basemodel import Model
 
 GIB = 1 << 30
 
 
-class Machine(BaseModel):
+class Machine(Model):
     cpus: int
     cpu_model: str | None = None
     memory_gib: float | None = None
@@ -22,7 +24,7 @@ class Machine(BaseModel):
     load_avg_end: tuple[float, float, float] | None = None
 
 
-class CliRun(BaseModel):
+class CliRun(Model):
     command: str
     wall_s: float
     cpu_s: float            # user + system of the process (and its children)
@@ -30,7 +32,7 @@ class CliRun(BaseModel):
     rss_mib: float | None = None   # peak resident set size of the process (and its children)
 
 
-class CourseBench(BaseModel):
+class CourseBench(Model):
     lessons: int
     claims: int | None = None
     cold: list[CliRun] = Field(default_factory=list)
@@ -49,7 +51,7 @@ class CourseBench(BaseModel):
     note: str | None = None
 
 
-class ScalePoint(BaseModel):
+class ScalePoint(Model):
     """The course `scale` times over (`bench/scale.py`)."""
 
     scale: int
@@ -76,7 +78,7 @@ class ScalePoint(BaseModel):
         return max((r.rss_mib or 0.0) for r in [*self.cold, *self.warm])
 
 
-class LargeLesson(BaseModel):
+class LargeLesson(Model):
     """`verifier lint` on one very large lesson (`bench/scale.py:bench_large`)."""
 
     limit_mib: float                      # the per-lesson limit in force
@@ -88,7 +90,7 @@ class LargeLesson(BaseModel):
     note: str | None = None
 
 
-class IndexBench(BaseModel):
+class IndexBench(Model):
     tree: str
     files: int
     bytes: int
@@ -106,7 +108,7 @@ class IndexBench(BaseModel):
     note: str | None = None
 
 
-class CloneBench(BaseModel):
+class CloneBench(Model):
     mirror: str
     head: str | None = None
     cited_files: int = 0        # Drake files the course cites (permalinks and claims)
@@ -120,7 +122,7 @@ class CloneBench(BaseModel):
     note: str | None = None
 
 
-class Target(BaseModel):
+class Target(Model):
     name: str
     target: str
     measured: str
@@ -128,7 +130,7 @@ class Target(BaseModel):
     note: str | None = None
 
 
-class BenchReport(BaseModel):
+class BenchReport(Model):
     schema_version: int = 1
     machine: Machine
     course: CourseBench | None = None

@@ -36,8 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from verifier.basemodel import Model
 from verifier.claims.loader import LoadedClaim, load_claims
 from verifier.lessons.model import parse_lesson
 from verifier.permalinks import parse_github_url
@@ -73,7 +74,7 @@ _CITE_GLUE = re.compile(r"(?:see|also|and|the|cf\.?|源码|实现|定义|说明|
                         r"见|和|与|及|或|另|请)|[\s、，,。.;；:：()（）\[\]*_&]+", re.I)
 
 
-class Candidate(BaseModel):
+class Candidate(Model):
     line: int
     end_line: int
     text: str                    # the sentence, whitespace-collapsed, cut to 160 chars
@@ -81,7 +82,7 @@ class Candidate(BaseModel):
     covered_by: list[str] = []   # claim ids
 
 
-class LessonCoverage(BaseModel):
+class LessonCoverage(Model):
     course: str
     lesson: str
     candidates: int
@@ -96,7 +97,7 @@ class LessonCoverage(BaseModel):
 # --------------------------------------------------------------------------- page rule
 
 
-class _M(BaseModel):
+class _M(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

@@ -27,10 +27,12 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from verifier.basemodel import Model
 
 
-class RuntimeCheck(BaseModel):
+class RuntimeCheck(Model):
     """A small Python snippet run in the upstream's pinned environment.
 
     The snippet assigns its observed value to `result` (JSON-serialisable);
@@ -73,7 +75,7 @@ class RuntimeCheck(BaseModel):
         return data
 
 
-class Claim(BaseModel):
+class Claim(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
@@ -106,7 +108,7 @@ class Claim(BaseModel):
         return v
 
 
-class ClaimFile(BaseModel):
+class ClaimFile(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     lesson: str

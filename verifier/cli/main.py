@@ -150,6 +150,11 @@ def _tolerant_streams() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    # pydantic plugins installed beside the verifier (observability hooks) would be
+    # discovered by scanning every distribution's entry points and then run inside each
+    # validation of the verifier's own models; records must not depend on them. A user
+    # who sets the variable decides.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     _tolerant_streams()
     parser = build_parser(argv)
     try:

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr
 
+from verifier.basemodel import Model
 from verifier.facts.model import FileFacts
 from verifier.facts.names import module_name as path_module, resolve_relative
 
@@ -51,7 +52,7 @@ class Symbol(NamedTuple):
     producer: str = "source"    # source | stub | introspection
 
 
-class SymbolIndex(BaseModel):
+class SymbolIndex(Model):
     upstream: str
     commit: str
     version: int = INDEX_VERSION

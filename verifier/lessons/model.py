@@ -24,14 +24,16 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from verifier.basemodel import Model
 
 if TYPE_CHECKING:   # markdown-it is imported where a lesson is parsed (a cache miss)
     from markdown_it import MarkdownIt
     from markdown_it.rules_inline import StateInline
 
 
-class _Part(BaseModel):
+class _Part(Model):
     model_config = ConfigDict(frozen=True)
 
 
@@ -87,7 +89,7 @@ class Suppression(_Part):
     block: int          # the block it applies to (its own, or the next for a standalone comment)
 
 
-class Lesson(BaseModel):
+class Lesson(Model):
     model_config = ConfigDict(frozen=True)
 
     too_deep: list[tuple[int, int]] = Field(default_factory=list)  # (first, last) not parsed

@@ -25,12 +25,13 @@ from __future__ import annotations
 import fnmatch
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from verifier.basemodel import Model
 from verifier.tomlerrors import read_toml, validate
 
 
-class _M(BaseModel):
+class _M(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

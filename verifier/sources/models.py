@@ -7,7 +7,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from verifier.basemodel import Model
 
 
 class Status(StrEnum):
@@ -36,7 +38,7 @@ class Presence(StrEnum):
         return self in (Presence.ABSENT, Presence.NOT_IN_RELEASE)
 
 
-class PathPresence(BaseModel):
+class PathPresence(Model):
     model_config = ConfigDict(frozen=True)
 
     upstream: str
@@ -60,7 +62,7 @@ class PathPresence(BaseModel):
         return text
 
 
-class SourceFile(BaseModel):
+class SourceFile(Model):
     """One upstream file as resolved by the source layer (content lives in the cache)."""
 
     model_config = ConfigDict(frozen=True)
@@ -102,7 +104,7 @@ NOTIFIED_CODES = frozenset({"provider-failed", "mirror-lacks-commit", "wheel-rep
                             "commit-unknown"})
 
 
-class Notice(BaseModel):
+class Notice(Model):
     """Something a run must say once, in every command's summary and in the record.
 
     `warning`: identity was weakened or something was lost (a lock for another

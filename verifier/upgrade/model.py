@@ -7,7 +7,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from verifier.basemodel import Model
 
 SCHEMA = 1
 
@@ -45,7 +47,7 @@ CODES = {
 }
 
 
-class _M(BaseModel):
+class _M(Model):
     model_config = ConfigDict(frozen=True)
 
 
