@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import AliasChoices, ConfigDict, Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 
-from verifier.basemodel import Model
+from verifier.basemodel import Record
 from verifier.errors import ConfigError
 from verifier.tomlerrors import Located, read_toml, validate
 
@@ -22,11 +22,8 @@ NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$", description="full 40-hex git SHA")]
 
 
-class _Model(Model):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
-
-class PathMap(_Model):
+class PathMap(Record):
     """One rule mapping wheel member paths to repository paths."""
 
     wheel: str = Field(description="prefix of the member path inside the wheel, e.g. 'mujoco/'")
@@ -59,7 +56,7 @@ class PathMap(_Model):
         return self.wheel + rest
 
 
-class Wheel(_Model):
+class Wheel(Record):
     requirement: str = Field(description="exact pin, 'name==version'")
     map: list[PathMap] = Field(default_factory=list)
     sdist: bool = Field(default=False, description="use the sdist instead of a wheel")
@@ -87,7 +84,7 @@ class Wheel(_Model):
         return None
 
 
-class Upstream(_Model):
+class Upstream(Record):
     name: str = ""
     repo: str = Field(description="git URL of the upstream, e.g. https://github.com/owner/name")
     commit: Sha
@@ -126,7 +123,7 @@ class Upstream(_Model):
         return url
 
 
-class Course(_Model):
+class Course(Record):
     """A course repository: where its lessons come from.
 
     Acquired like an upstream: `repo` + full `commit` (a blobless partial clone into the
@@ -182,7 +179,7 @@ def _schema_ok(v: object, what: str) -> object:
     return v
 
 
-class Pins(_Model):
+class Pins(Record):
     schema_: int = Field(default=SCHEMA, alias="schema")
     upstream: dict[str, Upstream]
     course: dict[str, Course] = Field(default_factory=dict)
@@ -245,7 +242,7 @@ def load_pins(path: Path) -> Pins:
 # --------------------------------------------------------------------------- lock
 
 
-class LockedUpstream(_Model):
+class LockedUpstream(Record):
     commit: Sha
     source: list[str] = Field(default_factory=list, description="where these blobs came from")
     count: int | None = Field(default=None, ge=0,
@@ -255,7 +252,7 @@ class LockedUpstream(_Model):
     files: dict[str, Sha] = Field(default_factory=dict)
 
 
-class Lock(_Model):
+class Lock(Record):
     schema_: int = Field(default=SCHEMA, alias="schema")
     upstreams: list[str] | None = Field(default=None, description="names of every entry "
                                         "written (detects a truncated lock)")

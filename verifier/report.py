@@ -26,7 +26,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from verifier import __version__
-from verifier.basemodel import Model
+from verifier.basemodel import Record
 from verifier.exitcodes import ExitCode
 from verifier.results import ClaimResult, Finding, Severity, Verdict
 
@@ -34,16 +34,13 @@ SCHEMA_VERSION = 2
 DETAILS_VERSION = 1
 
 
-class _M(Model):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
-
-class ToolInfo(_M):
+class ToolInfo(Record):
     name: Literal["verifier"] = "verifier"
     version: str
 
 
-class PinnedUpstream(_M):
+class PinnedUpstream(Record):
     name: str
     repo: str
     commit: str
@@ -54,7 +51,7 @@ class PinnedUpstream(_M):
     runtime: list[str] = Field(default_factory=list)
 
 
-class PinnedCourse(_M):
+class PinnedCourse(Record):
     name: str
     path: str | None = None
     git: str | None = Field(default=None, description="the course repository (pins.toml `repo`)")
@@ -68,14 +65,14 @@ class PinnedCourse(_M):
                           "repository's files")
 
 
-class PinsInfo(_M):
+class PinsInfo(Record):
     file: str = Field(description="pins file name, relative to its directory")
     sha256: str | None
     upstreams: list[PinnedUpstream]
     courses: list[PinnedCourse]
 
 
-class LockedInfo(_M):
+class LockedInfo(Record):
     name: str
     commit: str
     matches_pin: bool = Field(description="the lock is for the commit pins.toml pins")
@@ -83,14 +80,14 @@ class LockedInfo(_M):
     source: list[str] = Field(default_factory=list)
 
 
-class LockInfo(_M):
+class LockInfo(Record):
     file: str
     present: bool
     sha256: str | None
     upstreams: list[LockedInfo]
 
 
-class SourceIdentity(_M):
+class SourceIdentity(Record):
     """Identity of one upstream file the run used (cited by a lesson or read by a claim)."""
 
     upstream: str
@@ -105,7 +102,7 @@ class SourceIdentity(_M):
                         "wording; this run's provider messages are in run.json)")
 
 
-class LessonRecord(_M):
+class LessonRecord(Record):
     course: str
     path: str = Field(description="path inside the course repository")
     sha256: str
@@ -115,13 +112,13 @@ class LessonRecord(_M):
     findings: dict[str, int] = Field(default_factory=dict)
 
 
-class NotRun(_M):
+class NotRun(Record):
     stage: str = Field(description="lint | check | runtime | ...")
     what: str
     why: str
 
 
-class Note(_M):
+class Note(Record):
     """Something about the whole run, said once (not repeated in every claim): what was
     not at pinned identity per upstream, and the source layer's identity warnings (a
     lock for another commit or truncated, needed files without a pin blob, a commit the
@@ -136,7 +133,7 @@ class Note(_M):
     paths: list[str] = Field(default_factory=list, description="affected paths")
 
 
-class InternalError(_M):
+class InternalError(Record):
     """A lint rule or claim kind that raised (a bug in verifier; the command exits 3)."""
 
     stage: str = Field(description="lint | check")
@@ -147,14 +144,14 @@ class InternalError(_M):
                        "crash log")
 
 
-class RuntimeInfo(_M):
+class RuntimeInfo(Record):
     ran: int = Field(description="claims with a runtime result")
     statuses: dict[str, int] = Field(default_factory=dict)
     sampling: dict[str, Any] | None = Field(default=None, description="what was sampled and "
                                             "why; durations are in run.json")
 
 
-class Excerpt(_M):
+class Excerpt(Record):
     """What the HTML report shows beside a claim: the lesson line holding it and the
     pinned source at its evidence lines (only at pinned or release identity)."""
 
@@ -166,7 +163,7 @@ class Excerpt(_M):
     snippet_note: str | None = None      # why there is no snippet
 
 
-class Summary(_M):
+class Summary(Record):
     lessons: int
     claims: int
     verdicts: dict[str, int] = Field(description="reviewed claims by verdict (drafts apart)")
@@ -179,11 +176,10 @@ class Summary(_M):
     reasons: list[str] = Field(default_factory=list, description="why exit_code is not 0")
 
 
-class RunReport(_M):
+class RunReport(Record):
     """One verification run (the JSON verification record)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True,
-                              json_schema_extra={"title": "verifier verification record"})
+    model_config = ConfigDict(json_schema_extra={"title": "verifier verification record"})
 
     schema_version: Literal[2] = SCHEMA_VERSION
     tool: ToolInfo
@@ -233,23 +229,22 @@ class RunReport(_M):
         return [f for f in self.findings if finding_lesson_key(f) not in keys]
 
 
-class EnvironmentTiming(_M):
+class EnvironmentTiming(Record):
     upstream: str
     import_s: float | None = None
     wall_s: float | None = None
 
 
-class CheckTiming(_M):
+class CheckTiming(Record):
     duration_s: float | None = None
     stdout: str | None = None
     stderr: str | None = None
 
 
-class RunDetails(_M):
+class RunDetails(Record):
     """What differs between two runs of the same inputs (`run.json`, next to the record)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True,
-                              json_schema_extra={"title": "verifier run details"})
+    model_config = ConfigDict(json_schema_extra={"title": "verifier run details"})
 
     details_version: Literal[1] = DETAILS_VERSION
     provider_messages: dict[str, list[str]] = Field(

@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
-from verifier.basemodel import Model
+from verifier.basemodel import Model, Record
 from verifier.claims.loader import LoadedClaim, load_claims
 from verifier.lessons.model import parse_lesson
 from verifier.permalinks import parse_github_url
@@ -97,16 +97,13 @@ class LessonCoverage(Model):
 # --------------------------------------------------------------------------- page rule
 
 
-class _M(Model):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
-
-class CourseCoverage(_M):
+class CourseCoverage(Record):
     exclude: dict[str, list[str]] = Field(default_factory=dict,
                                           description="groups replacing the global ones")
 
 
-class CoverageConfig(_M):
+class CoverageConfig(Record):
     schema_: int = Field(default=1, alias="schema")
     exclude: dict[str, list[str]] = Field(default_factory=dict,
                                           description="groups replacing DEFAULT_EXCLUDE's")

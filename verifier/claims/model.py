@@ -27,20 +27,18 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from verifier.basemodel import Model
+from verifier.basemodel import Record
 
 
-class RuntimeCheck(Model):
+class RuntimeCheck(Record):
     """A small Python snippet run in the upstream's pinned environment.
 
     The snippet assigns its observed value to `result` (JSON-serialisable);
     it is compared with `expected` (floats within `tolerance`). TOML has no
     null: `expected_json` gives the expectation as JSON text instead (`null`
     allowed). `compare = "subset"` compares only the keys `expected` names."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     code: str
     expected: Any = None
@@ -75,9 +73,7 @@ class RuntimeCheck(Model):
         return data
 
 
-class Claim(Model):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class Claim(Record):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
     fragment: str = Field(min_length=3, max_length=120)
     kind: str
@@ -108,9 +104,7 @@ class Claim(Model):
         return v
 
 
-class ClaimFile(Model):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class ClaimFile(Record):
     lesson: str
     upstream: str | None = None
     claim: list[Claim] = Field(default_factory=list)

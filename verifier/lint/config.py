@@ -25,21 +25,18 @@ from __future__ import annotations
 import fnmatch
 from pathlib import Path
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
-from verifier.basemodel import Model
+from verifier.basemodel import Record
 from verifier.tomlerrors import read_toml, validate
 
 
-class _M(Model):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
-
-class CourseLint(_M):
+class CourseLint(Record):
     partial: bool = Field(default=False, description="the course directory is a partial copy")
 
 
-class Suppress(_M):
+class Suppress(Record):
     lesson: str = Field(description="<course>/<path> of the lesson; glob patterns allowed")
     rule: str | None = None
     names: list[str] = Field(min_length=1)
@@ -49,7 +46,7 @@ class Suppress(_M):
         return fnmatch.fnmatchcase(lesson_name, self.lesson) and self.rule in (None, rule)
 
 
-class LintConfig(_M):
+class LintConfig(Record):
     schema_: int = Field(default=1, alias="schema")
     course: dict[str, CourseLint] = Field(default_factory=dict)
     suppress: list[Suppress] = Field(default_factory=list)
