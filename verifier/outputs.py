@@ -7,11 +7,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier.errors import UsageError
 from verifier.fileio import atomic_write
 from verifier.report import RunDetails, RunReport
 from verifier.reporters import render, render_files
+
+if TYPE_CHECKING:
+    from verifier.rendermemo import Renders
 
 DETAILS_FILE = "run.json"
 
@@ -30,16 +34,18 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def write_into(directory: Path, report: RunReport, fmt: str) -> list[Path]:
+def write_into(directory: Path, report: RunReport, fmt: str,
+               renders: "Renders | None" = None) -> list[Path]:
+    """`renders`: the report's memoised renderings (`verifier/rendermemo.py`), if any."""
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"--out {directory}: exists and is not a directory")
-    return [_write(directory / rel, text)
-            for rel, text in sorted(render_files(report, fmt).items())]
+    files = renders.files(fmt) if renders is not None else render_files(report, fmt)
+    return [_write(directory / rel, text) for rel, text in sorted(files.items())]
 
 
-def write_file(path: Path, report: RunReport, fmt: str) -> Path:
-    return _write(Path(path), render(report, fmt))
+def write_file(path: Path, report: RunReport, fmt: str, renders: "Renders | None" = None) -> Path:
+    return _write(Path(path), renders.text(fmt) if renders is not None else render(report, fmt))
 
 
 def write_details(directory: Path, details: RunDetails) -> Path:

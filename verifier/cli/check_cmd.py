@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
                             sample=args.sample, seed=args.seed, excerpts=args.format == "html")
     from verifier.cli import render
     from verifier.cli.runs import execute
+    from verifier.rendermemo import Renders
     from verifier.cli.summaries import check_line
 
     project, result = execute(args, opts)
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "json":
             render.print_json(render.claims_json(result))
         elif args.format != TEXT:
-            render.print_record(report, args.format)
+            render.print_record(report, args.format, Renders(report, project.store))
         else:
             render.claims_list(result, every=args.every)
             if report.findings:          # the claim files' own warnings (notation-unused)

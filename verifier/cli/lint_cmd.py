@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
                             excerpts=False)
     from verifier.cli import render
     from verifier.cli.runs import execute
+    from verifier.rendermemo import Renders
     from verifier.cli.summaries import lint_line
 
     project, result = execute(args, opts)
@@ -87,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "json":
             render.print_json(findings_json(result))
         elif args.format != TEXT:
-            render.print_record(result.report, args.format)
+            render.print_record(result.report, args.format,
+                                Renders(result.report, project.store))
         else:
             render.findings_list(result, project.root, info=args.info)
     render.final(lint_line(result.report, info_hidden=args.format == TEXT and not args.info),

@@ -73,18 +73,21 @@ def run(args: argparse.Namespace) -> int:
     from verifier.outputs import write_details, write_file, write_into
     from verifier.reporters import reporter
 
-    _, result = execute(args, opts)
+    from verifier.rendermemo import Renders
+
+    project, result = execute(args, opts)
     report = result.report
+    renders = Renders(report, project.store)
     written: list[Path] = []
     for fmt in fmts:
         if fmt == "github" and (len(fmts) > 1 or not args.out):
-            render.print_record(report, fmt)  # annotations must reach the log
+            render.print_record(report, fmt, renders)  # annotations must reach the log
         elif not args.out:
-            render.print_record(report, fmt)
+            render.print_record(report, fmt, renders)
         elif to_dir:
-            written += write_into(Path(args.out), report, fmt)
+            written += write_into(Path(args.out), report, fmt, renders)
         else:
-            written.append(write_file(Path(args.out), report, fmt))
+            written.append(write_file(Path(args.out), report, fmt, renders))
         publish = getattr(reporter(fmt), "publish", None)
         if publish is not None:
             written += publish(report)

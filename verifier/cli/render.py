@@ -12,6 +12,7 @@ from verifier.results import Severity, Verdict
 
 if TYPE_CHECKING:
     from verifier.pipeline import Run
+    from verifier.rendermemo import Renders
     from verifier.report import RunReport
 
 VERDICT_STYLE = {"verified": "green", "diverged": "red", "stale": "magenta",
@@ -40,11 +41,12 @@ def print_json(doc) -> None:
     out.flush()
 
 
-def print_record(report: "RunReport", fmt: str) -> None:
-    """A record format on stdout. Only `github` may emit workflow commands."""
+def print_record(report: "RunReport", fmt: str, renders: "Renders | None" = None) -> None:
+    """A record format on stdout. Only `github` may emit workflow commands. `renders`: the
+    report's memoised renderings (`verifier/rendermemo.py`), if any."""
     from verifier.reporters import render
 
-    text = render(report, fmt)
+    text = renders.text(fmt) if renders is not None else render(report, fmt)
     sys.stdout.write(text if fmt == "github" else o.guard_text(text))
     sys.stdout.flush()
 

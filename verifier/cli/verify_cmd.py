@@ -42,17 +42,19 @@ def run(args: argparse.Namespace) -> int:
     from verifier.cli.runs import execute
     from verifier.cli.summaries import verify_line
     from verifier.outputs import write_details, write_into
+    from verifier.rendermemo import Renders
     from verifier.reporters import VERIFY_FORMATS, reporter
 
-    _, result = execute(args, opts)
+    project, result = execute(args, opts)
     report = result.report
     render.sources_table(result.files)
+    renders = Renders(report, project.store)
     written = []
     for fmt in VERIFY_FORMATS:
-        written += write_into(args.out, report, fmt)
+        written += write_into(args.out, report, fmt, renders)
     written.append(write_details(args.out, result.details))
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        render.print_record(report, "github")
+        render.print_record(report, "github", renders)
         reporter("github").publish(report)
     render.verdict_table(report)
     for nr in report.not_run:
