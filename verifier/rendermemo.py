@@ -25,11 +25,15 @@ fresh text is the one written.
 
 Measured on the shared course (1,775 claims): rendering the five formats of `verify`
 cost ~0.5 s of a warm run, the digest ~25 ms and reading the entries back ~30 ms.
-`VERIFIER_RENDER_MEMO=0` turns this layer off (the fact cache off does too).
+`VERIFIER_RENDER_MEMO=0` turns this layer off (the fact cache off does too). Records are
+megabytes and every edit of the course makes a new report, so only the newest `KEEP`
+entries of each format and reporter version are kept (`verifier cache gc` removes the
+entries of superseded reporter versions, like every fact entry).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -48,6 +52,7 @@ if TYPE_CHECKING:
     from verifier.report import RunReport
 
 EXTRACTOR = "records"
+KEEP = 6            # entries kept per format and reporter version (each report, text and files)
 ASSETS = Path(__file__).resolve().parent / "reporters" / "assets"
 
 
@@ -136,5 +141,18 @@ class Renders:
         try:
             fc.put(EXTRACTOR, version, self.digest, value, query)
         except TypeError:
-            pass            # not plain text: rendered again next time
+            return value    # not plain text: rendered again next time
+        _prune(fc.root / EXTRACTOR / version)
         return value
+
+
+def _prune(directory: Path) -> None:
+    """Keep the newest `KEEP` entries of one format and reporter version: a record is
+    megabytes, and every edit of the course makes a new report."""
+    try:
+        entries = sorted(directory.rglob("*.bin"), key=lambda p: p.stat().st_mtime_ns)
+    except OSError:
+        return
+    for p in entries[:-KEEP]:
+        with contextlib.suppress(OSError):
+            p.unlink()

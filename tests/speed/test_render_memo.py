@@ -145,3 +145,17 @@ def test_switched_off_it_renders_every_time(store, monkeypatch):
     rendermemo.Renders(report, store).files("junit")
     rendermemo.Renders(report, None).files("junit")
     assert calls == ["junit", "junit"]
+
+
+def test_only_the_newest_entries_of_a_format_are_kept(store, monkeypatch):
+    monkeypatch.setattr(rendermemo, "KEEP", 2)
+    report = load()
+    for value in ("a", "b", "c", "d"):
+        rendermemo.Renders(_with_actual(report, value), store).files("junit")
+    root = fact_cache(store).root / rendermemo.EXTRACTOR / rendermemo.format_version("junit")
+    assert len(list(root.rglob("*.bin"))) == 2
+    calls = []
+    real = rendermemo.render_files
+    monkeypatch.setattr(rendermemo, "render_files", lambda r, f: calls.append(f) or real(r, f))
+    rendermemo.Renders(_with_actual(report, "d"), store).files("junit")   # the newest: a hit
+    assert calls == []
