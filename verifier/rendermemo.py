@@ -40,7 +40,8 @@ import os
 import pickle
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from verifier.codeversion import code_version
 from verifier.facts.audit import audit_state
@@ -76,12 +77,16 @@ def format_version(fmt: str) -> str:
     return f"{code_version(f'verifier.reporters.{REGISTRY[fmt].module}')}-{_assets_digest()}"
 
 
-def report_digest(report: "RunReport") -> str:
+def _pickle(value: Any) -> bytes:
     buf = io.BytesIO()
     pickler = pickle.Pickler(buf, protocol=5)
     pickler.fast = True          # no memo: the bytes depend on the values only (module doc)
-    pickler.dump(report.model_dump())
-    return hashlib.sha256(buf.getbuffer()).hexdigest()
+    pickler.dump(value)
+    return buf.getvalue()
+
+
+def report_digest(report: "RunReport") -> str:
+    return hashlib.sha256(_pickle(report.model_dump())).hexdigest()
 
 
 class Renders:
@@ -112,7 +117,16 @@ class Renders:
         """The format's one text, as `reporters.render` gives."""
         return self._memo(fmt, "text", lambda: render(self.report, fmt))["text"]
 
-    def _memo(self, fmt: str, shape: str, build) -> dict[str, str]:
+    def document(self, name: str, module: str, build: Callable[[], str],
+                 extra: Any = None) -> str:
+        """A command's own text of this report (`check --format json`): `build()`, kept
+        under the code version of `module` (a dotted name in `verifier`) and the digest of
+        `extra` (plain data it reads besides the report, e.g. runtime timings)."""
+        return self._memo(name, "text", build, version=code_version(module),
+                          extra=hashlib.sha256(_pickle(extra)).hexdigest())["text"]
+
+    def _memo(self, fmt: str, shape: str, build, *, version: str | None = None,
+              extra: str | None = None) -> dict[str, str]:
         def fresh() -> dict[str, str]:
             out = build()
             return out if shape == "files" else {"text": out}
@@ -120,8 +134,8 @@ class Renders:
         fc = self.fc
         if fc is None:
             return fresh()
-        version = format_version(fmt)
-        query = {"format": fmt, "shape": shape}
+        version = version or format_version(fmt)
+        query = {"format": fmt, "shape": shape, **({"extra": extra} if extra else {})}
         state = audit_state(fc, EXTRACTOR, first=False)
         hit = None if state.distrusted else fc.get(EXTRACTOR, version, self.digest, query)
         if isinstance(hit, dict) and hit and all(isinstance(k, str) and isinstance(v, str)

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     report = result.report
     with gcpause.paused():      # plain data of every claim, written and dropped
         if args.format == "json":
-            render.print_json(render.claims_json(result))
+            render.print_claims_json(result, Renders(report, project.store))
         elif args.format != TEXT:
             render.print_record(report, args.format, Renders(report, project.store))
         else:

@@ -41,6 +41,18 @@ def print_json(doc) -> None:
     out.flush()
 
 
+def print_claims_json(result: "Run", renders: "Renders") -> None:
+    """`verifier check --format json`, kept by the report it shows (`verifier/rendermemo.py`;
+    the runtime timings it puts back are part of the key)."""
+    from verifier.jsontext import dumps
+
+    checks = {k: v.model_dump() for k, v in sorted(result.details.checks.items())}
+    text = renders.document("check-json", __name__,
+                            lambda: dumps(claims_json(result)) + "\n", extra=checks)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 def print_record(report: "RunReport", fmt: str, renders: "Renders | None" = None) -> None:
     """A record format on stdout. Only `github` may emit workflow commands. `renders`: the
     report's memoised renderings (`verifier/rendermemo.py`), if any."""
