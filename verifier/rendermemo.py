@@ -28,7 +28,10 @@ cost ~0.5 s of a warm run, the digest ~25 ms and reading the entries back ~30 ms
 `VERIFIER_RENDER_MEMO=0` turns this layer off (the fact cache off does too). Records are
 megabytes and every edit of the course makes a new report, so only the newest `KEEP`
 entries of each format and reporter version are kept (`verifier cache gc` removes the
-entries of superseded reporter versions, like every fact entry).
+entries of superseded reporter versions, like every fact entry). A rendering above
+`MAX_TEXT` characters is not kept (a hit would hold the entry's bytes and its text at
+once: the JSON of `check` at 17,750 claims is ~40 MB), and `check --format json` streams
+its output unmemoised above `MAX_CLAIMS` claims, as it did before this layer.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from verifier.codeversion import code_version
 from verifier.facts.audit import audit_state
 from verifier.reporters import REGISTRY, render, render_files
@@ -54,6 +59,9 @@ if TYPE_CHECKING:
 
 EXTRACTOR = "records"
 KEEP = 6            # entries kept per format and reporter version (each report, text and files)
+MAX_TEXT = 16 << 20  # characters; a larger rendering is not kept
+CHUNK = 256         # list elements pickled together in the report digest
+MAX_CLAIMS = 5000    # above this a command streams its JSON instead (cli/render.py)
 ASSETS = Path(__file__).resolve().parent / "reporters" / "assets"
 
 
@@ -86,7 +94,38 @@ def _pickle(value: Any) -> bytes:
 
 
 def report_digest(report: "RunReport") -> str:
-    return hashlib.sha256(_pickle(report.model_dump())).hexdigest()
+    """SHA-256 over the report's fields in order, a list or dict of models element by
+    element (each framed by its length), so that no dump of the whole report is held:
+    at 17,750 claims that dump and its pickle cost ~200 MiB."""
+    h = hashlib.sha256()
+
+    def add(value: Any) -> None:
+        data = _pickle(value)
+        h.update(len(data).to_bytes(8, "big"))
+        h.update(data)
+
+    for name in type(report).model_fields:
+        value = getattr(report, name)
+        add(name)
+        if isinstance(value, dict) and value and all(isinstance(v, BaseModel)
+                                                     for v in value.values()):
+            add(("dict", len(value)))
+            value = list(value.items())
+        elif isinstance(value, list) and value and all(isinstance(v, BaseModel) for v in value):
+            add(("list", len(value)))
+        else:
+            add(report.model_dump(include={name}))
+            continue
+        for i in range(0, len(value), CHUNK):
+            add([_dumped(v) for v in value[i:i + CHUNK]])
+    return h.hexdigest()
+
+
+def _dumped(item: Any) -> tuple:
+    if isinstance(item, tuple):          # (key, model) of a dict field
+        k, v = item
+        return (k, type(v).__qualname__, v.model_dump())
+    return (type(item).__qualname__, item.model_dump())
 
 
 class Renders:
@@ -152,6 +191,8 @@ class Renders:
                         "rendered again")
             return value
         value = fresh()
+        if sum(len(v) for v in value.values()) > MAX_TEXT:
+            return value    # not kept: reading it back would hold it twice (module doc)
         try:
             fc.put(EXTRACTOR, version, self.digest, value, query)
         except TypeError:

@@ -159,3 +159,25 @@ def test_only_the_newest_entries_of_a_format_are_kept(store, monkeypatch):
     monkeypatch.setattr(rendermemo, "render_files", lambda r, f: calls.append(f) or real(r, f))
     rendermemo.Renders(_with_actual(report, "d"), store).files("junit")   # the newest: a hit
     assert calls == []
+
+
+def test_a_rendering_above_the_size_limit_is_not_kept(store, monkeypatch):
+    monkeypatch.setattr(rendermemo, "MAX_TEXT", 100)
+    report = load()
+    assert rendermemo.Renders(report, store).files("html") == render_files(report, "html")
+    assert not list((fact_cache(store).root / rendermemo.EXTRACTOR).rglob("*.bin"))
+
+
+def test_the_digest_holds_no_dump_of_the_whole_report():
+    import tracemalloc
+
+    report = load()
+    big = report.model_copy(update={"claims": report.claims * 200})
+    tracemalloc.start()
+    try:
+        rendermemo.report_digest(big)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    whole = len(rendermemo._pickle(big.model_dump()))
+    assert peak < whole / 4, (peak, whole)

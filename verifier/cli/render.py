@@ -45,7 +45,11 @@ def print_claims_json(result: "Run", renders: "Renders") -> None:
     """`verifier check --format json`, kept by the report it shows (`verifier/rendermemo.py`;
     the runtime timings it puts back are part of the key)."""
     from verifier.jsontext import dumps
+    from verifier.rendermemo import MAX_CLAIMS
 
+    if len(result.report.claims) > MAX_CLAIMS:      # streamed, never held whole
+        print_json(claims_json(result))
+        return
     checks = {k: v.model_dump() for k, v in sorted(result.details.checks.items())}
     text = renders.document("check-json", __name__,
                             lambda: dumps(claims_json(result)) + "\n", extra=checks)

@@ -49,8 +49,6 @@ from __future__ import annotations
 
 import time
 
-import regex as re
-
 from verifier.textlines import source_lines
 from verifier.claims.kinds import _flowsupport as fs
 from verifier.claims.kinds.base import ClaimError, ClaimKind, Outcome
@@ -58,7 +56,7 @@ from verifier.facts import flow
 from verifier.results import Verdict
 
 OPTIONS = {"pattern": "regular expression", "flags": "i, m, s, x", "overload": "0-based definition index"}
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+_FLAGS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL", "x": "VERBOSE"}   # regex flag names
 TIME_LIMIT = 5.0     # seconds of regex matching per claim
 
 
@@ -77,9 +75,11 @@ class TextKind(ClaimKind):
             raise ClaimError("options.pattern must be a non-empty regular expression string")
         if not isinstance(flags, str) or any(f not in _FLAGS for f in flags):
             raise ClaimError(f"options.flags must be letters from 'imsx', got {flags!r}")
+        import regex as re      # here, not at import: 7 ms of every command's start-up
+
         fl = 0
         for f in flags:
-            fl |= _FLAGS[f]
+            fl |= getattr(re, _FLAGS[f])
         try:
             rx = re.compile(pattern, fl | re.VERSION0)
         except (re.error, RecursionError, OverflowError) as exc:
