@@ -30,7 +30,16 @@ def is_directory(out: str | os.PathLike) -> bool:
 
 
 def _write(path: Path, text: str) -> Path:
-    atomic_write(path, text)
+    """Write `text` unless the file already holds exactly these bytes (a warm run leaves
+    an unchanged record alone: no rewrite, no fsync, the modification time kept)."""
+    data = text.encode("utf-8")
+    try:
+        if (not path.is_symlink() and path.stat().st_size == len(data)
+                and path.read_bytes() == data):
+            return path
+    except OSError:
+        pass
+    atomic_write(path, data)
     return path
 
 

@@ -105,10 +105,11 @@ def _with_course(r, course_of: dict[str, str]):
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))+\)")
 
 
-def _lesson_sentence(text: str, line: int | None, fragment: str | None
-                     ) -> tuple[str | None, int | None]:
-    """The lesson line holding the claim (the fragment's line if the given line lacks it)."""
-    lines = text.splitlines()
+def _lesson_sentence(text: str, line: int | None, fragment: str | None,
+                     lines: list[str] | None = None) -> tuple[str | None, int | None]:
+    """The lesson line holding the claim (the fragment's line if the given line lacks it).
+    `lines`: `text.splitlines()`, split once for the lesson's claims."""
+    lines = text.splitlines() if lines is None else lines
     at = line
     if fragment and (at is None or not (1 <= at <= len(lines)) or fragment not in lines[at - 1]):
         hits = [i + 1 for i, s in enumerate(lines) if fragment in s]
@@ -289,9 +290,14 @@ def build_report(project: "Project", *, lessons: "list[LessonDoc]",
     if excerpts:
         texts = {(d.course, d.path): d.text for d in lesson_list}
         lines_of: dict[str, list[str]] = {}
+        lesson_lines: dict[tuple[str, str], list[str]] = {}
         for c in cl:
-            text = texts.get(claim_lesson_key(c))
-            sentence, at = _lesson_sentence(text, c.line, c.fragment) if text else (None, None)
+            key = claim_lesson_key(c)
+            text = texts.get(key)
+            if text and key not in lesson_lines:
+                lesson_lines[key] = text.splitlines()
+            sentence, at = (_lesson_sentence(text, c.line, c.fragment, lesson_lines[key])
+                            if text else (None, None))
             snip, start, status, note = _snippet(project, c, lines_of)
             shown[claim_gid(c)] = Excerpt(
                 sentence=sentence, sentence_line=at, snippet=snip, snippet_start=start,

@@ -7,4 +7,6 @@ def source_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # a final newline ends the last line, it does not start a new one
+    if "\r" not in text:
+        return lines
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
