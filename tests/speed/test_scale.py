@@ -85,12 +85,19 @@ def test_scale_section_reports_marginal_costs(tmp_path, monkeypatch):
     assert [r.command for r in two.warm] == ["verifier lint", "verifier check"]
     assert two.outputs_identical is True and two.verdicts_scale_with_n is True
     assert two.per_claim_ms is not None                # 0 permalinks: no per-permalink figure
+    assert two.warm_check_no_audit is not None and two.warm_check_no_audit.command == \
+        "verifier check"
+    assert two.per_claim_no_audit_ms is not None
     assert two.per_permalink_ms is None
     assert all(r.rss_mib and r.rss_mib > 0 for r in two.cold + two.warm)
     assert list((s.project.store.root / "tmp").iterdir()) == []
     names = {t.name for t in bench.evaluate(bench.BenchReport(machine=bench.machine(),
                                                              scale=points))}
     assert "--scale 2 CPU per claim" in names
+    per_claim = next(t for t in bench.evaluate(bench.BenchReport(machine=bench.machine(),
+                                                                 scale=points))
+                     if t.name == "--scale 2 CPU per claim")
+    assert "with the memo audit off" in (per_claim.note or "")
 
 
 # --------------------------------------------------------------------------- size limit

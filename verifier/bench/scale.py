@@ -141,7 +141,7 @@ def measure_scale(project: "Project", n: int, repeat: int = 3, bytecode: bool = 
         base = ["--cache", str(root), "--pins", str(course.pins), "-q"]
         point = ScalePoint(scale=n, lessons=course.lessons, claims=course.claims,
                            permalinks=course.permalinks, warm_runs=repeat)
-        total = len(cmds) * (1 + repeat + prepare)
+        total = len(cmds) * (1 + repeat + prepare) + repeat
         if progress is not None:
             progress.begin(f"bench scale {n}: {course.lessons} lessons, {course.claims} claims, "
                            f"{course.permalinks} permalinks", total)
@@ -169,6 +169,15 @@ def measure_scale(project: "Project", n: int, repeat: int = 3, bytecode: bool = 
                 same = same and diff is None
                 _tick(progress)
         point.warm = [median_run(runs) for runs in warm.values()]
+        # the warm check again with the memo audit off: what the audit's re-derivations cost
+        quiet_env = {**env, "VERIFIER_MEMO_AUDIT": "0"}
+        runs = []
+        for _ in range(repeat):
+            run, stdout = cli_run(["check", *base, "--offline", "--format", "json"], quiet_env)
+            same = same and stdout == cold_out[1]
+            runs.append(run)
+            _tick(progress)
+        point.warm_check_no_audit = median_run(runs)
         point.outputs_identical = same
         point.verdicts = _verdicts(cold_out)
     return point
@@ -232,6 +241,10 @@ def bench_scale(project: "Project", scales: list[int], repeat: int = 3, bytecode
             p.per_permalink_ms = round(1000 * (lint1 - lint0) / (p.permalinks - base.permalinks), 4)
         if chk0 is not None and chk1 is not None and p.claims > base.claims:
             p.per_claim_ms = round(1000 * (chk1 - chk0) / (p.claims - base.claims), 4)
+        q0, q1 = base.warm_check_no_audit, p.warm_check_no_audit
+        if q0 is not None and q1 is not None and p.claims > base.claims:
+            p.per_claim_no_audit_ms = round(1000 * (q1.cpu_s - q0.cpu_s)
+                                            / (p.claims - base.claims), 4)
         p.verdicts_scale_with_n = all(p.verdicts.get(k, 0) == v * p.scale
                                       for k, v in base.verdicts.items()) and \
             set(p.verdicts) == set(base.verdicts)

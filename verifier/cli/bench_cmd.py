@@ -176,7 +176,8 @@ def render(rep: BenchReport) -> None:
         con.print(t)
         for pt in rep.scale[1:]:
             con.print(f"scale {pt.scale}: marginal warm CPU {_s(pt.per_permalink_ms, ' ms')} per "
-                      f"permalink, {_s(pt.per_claim_ms, ' ms')} per claim; verdict mix "
+                      f"permalink, {_s(pt.per_claim_ms, ' ms')} per claim "
+                      f"({_s(pt.per_claim_no_audit_ms, ' ms')} with the memo audit off); verdict mix "
                       f"{'scales with N' if pt.verdicts_scale_with_n else 'DIFFERS'}; cold and "
                       f"warm outputs identical: {pt.outputs_identical}"
                       + (f" ({pt.difference})" if pt.difference else ""))
