@@ -262,7 +262,9 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
         got, caught = [], []
         uses.clear()
         files = FileMemo(project, bindings)
-        for group in _by_file(loaded):
+        groups = _by_file(loaded)
+        files.expect(len(groups))
+        for group in groups:
             lesson = by_key.get((group[0].course, group[0].lesson))
 
             def compute(group=group, lesson=lesson):

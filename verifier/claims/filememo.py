@@ -133,6 +133,11 @@ class FileMemo:
         self.version = code_version("verifier.claims.check", __name__) if self.enabled else ""
         self.base: dict | None = None
 
+    def expect(self, files: int) -> None:
+        """This run checks `files` claim files: the audit's budget (facts/audit.py)."""
+        if self.enabled:
+            audit_state(self.fc, EXTRACTOR, first=False).expect(files)
+
     def _key(self, group: "list[LoadedClaim]", lesson: "LessonDoc | None"
              ) -> tuple[str | None, dict]:
         first = group[0]

@@ -76,6 +76,7 @@ def run_lint(project: "Project", lessons: "list[LessonDoc]",
 
     ctx = LintContext(project, config if config is not None else load_lint_config(project.root))
     memo = Memo.of(ctx)
+    memo.expect(len(lessons))
     out: list[Finding] = []
     cfg_used = [False] * len(ctx.config.suppress)
     for doc in lessons:

@@ -176,6 +176,12 @@ class Memo:
                                                                         upstream)]
         return self.identities[upstream]
 
+    def expect(self, lessons: int) -> None:
+        """This run lints `lessons` lessons: the audit's budget (facts/audit.py)."""
+        if self.enabled:
+            audit_state(fact_cache(self.ctx.project.store), EXTRACTOR, first=False
+                        ).expect(lessons)
+
     def lint(self, doc, compute) -> tuple[list[Finding], list[int]]:
         """`compute()` -> (findings, lint.toml suppressions used, crashed), memoised."""
         if not self.enabled:
