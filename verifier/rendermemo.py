@@ -16,7 +16,8 @@ keyed by
   an enum), so two reports with one digest are the same report to every renderer. A
   report that pickled differently (a set in another order) would only miss.
 
-The value is what the format writes into a directory (relative path -> text) or its
+A format whose module sets `READS_ENVIRONMENT = True` (`github`: workflow commands and
+the job summary read the job's variables) is never kept. The value is what the format writes into a directory (relative path -> text) or its
 one text. Entries are signed fact-cache entries (`verifier/facts/cache.py`): a torn,
 foreign or forged one is a miss. Like the other memos, a sample of the hits
 (`VERIFIER_MEMO_AUDIT`, by report and format, the first hit not forced) is rendered
@@ -50,7 +51,7 @@ from pydantic import BaseModel
 
 from verifier.codeversion import code_version
 from verifier.facts.audit import audit_state
-from verifier.reporters import REGISTRY, render, render_files
+from verifier.reporters import REGISTRY, render, render_files, reporter
 
 if TYPE_CHECKING:
     from verifier.cache import Store
@@ -171,8 +172,8 @@ class Renders:
             return out if shape == "files" else {"text": out}
 
         fc = self.fc
-        if fc is None:
-            return fresh()
+        if fc is None or (version is None and getattr(reporter(fmt), "READS_ENVIRONMENT", False)):
+            return fresh()      # a format that reads the environment is not the report's alone
         version = version or format_version(fmt)
         query = {"format": fmt, "shape": shape, **({"extra": extra} if extra else {})}
         state = audit_state(fc, EXTRACTOR, first=False)

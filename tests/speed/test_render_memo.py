@@ -181,3 +181,14 @@ def test_the_digest_holds_no_dump_of_the_whole_report():
         tracemalloc.stop()
     whole = len(rendermemo._pickle(big.model_dump()))
     assert peak < whole / 4, (peak, whole)
+
+
+def test_a_format_that_reads_the_environment_is_never_kept(store, monkeypatch):
+    report = load()
+    calls = []
+    real = rendermemo.render
+    monkeypatch.setattr(rendermemo, "render", lambda r, f: calls.append(f) or real(r, f))
+    rendermemo.Renders(report, store).text("github")
+    rendermemo.Renders(report, store).text("github")
+    assert calls == ["github", "github"]
+    assert not list((fact_cache(store).root / rendermemo.EXTRACTOR).rglob("*.bin"))

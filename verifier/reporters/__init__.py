@@ -8,8 +8,10 @@ A reporter module declares
     def render(report: RunReport) -> str
 
 and may define `render_files(report) -> {relative path: text}` (what it writes into
-a directory, default `verification<SUFFIX>`) and `publish(report) -> [paths]` (what
-it writes besides its text, e.g. the GitHub job summary). Everything else (the
+a directory, default `verification<SUFFIX>`), `publish(report) -> [paths]` (what
+it writes besides its text, e.g. the GitHub job summary) and `READS_ENVIRONMENT = True`
+when its text depends on more than the report (then `verifier/rendermemo.py` never keeps
+it). Everything else (the
 --format choices and help of every command, which formats `verify` writes) is
 derived from `REGISTRY`.
 

@@ -29,6 +29,9 @@ from verifier.results import Severity, Verdict
 NAME = "github"
 SUFFIX = ".txt"
 IN_VERIFY = False  # annotations go to the log: verify prints them on GitHub Actions
+# its text depends on the environment (GITHUB_STEP_SUMMARY and the job's variables), not
+# only on the report: never kept by the render memo (verifier/rendermemo.py)
+READS_ENVIRONMENT = True
 
 CAP = 10  # per level and step (GitHub drops the rest silently)
 
