@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import tarfile
 import tempfile
-import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
@@ -41,8 +39,16 @@ MAX_ARCHIVE_BYTES = 2 << 30
 MAX_MEMBER_BYTES = 64 << 20
 MAX_MEMBERS = 100_000
 MAX_MAPPED_BYTES = 1 << 30
-_READ_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, EOFError,
-                zlib.error, ValueError, OSError, NotImplementedError)
+
+
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """What reading a damaged archive raises (tarfile and zipfile are imported only when an
+    archive is read: ~4 ms of every command's start-up otherwise)."""
+    import tarfile
+    import zipfile
+
+    return (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, EOFError,
+            zlib.error, ValueError, OSError, NotImplementedError)
 
 
 def safe_member(name: str) -> bool:
@@ -235,6 +241,9 @@ class WheelSource:
 
     def _members_of(self, archive: Path) -> Iterator[tuple[str, int, Callable[[], object]]]:
         """(member name, size, opener) of every regular file, after the safety checks."""
+        import tarfile
+        import zipfile
+
         if archive.name.endswith((".whl", ".zip")):
             with zipfile.ZipFile(archive) as zf:
                 infos = [i for i in zf.infolist() if not i.is_dir()]
@@ -283,7 +292,7 @@ class WheelSource:
                 members[repo_path] = name
         except AcquisitionError:
             raise
-        except _READ_ERRORS as exc:
+        except _read_errors() as exc:
             raise AcquisitionError(f"{archive.name} is not a readable archive: {exc}") from None
         self._files, self._members, self._skipped = files, members, skipped
         self.archive_name = archive.name
@@ -327,6 +336,6 @@ class WheelSource:
                     return self.store.get_blob(blob)
         except AcquisitionError as exc:
             self.error = exc.message
-        except _READ_ERRORS as exc:
+        except _read_errors() as exc:
             self.error = f"{self.dir.name}: cannot re-extract {path}: {exc}"
         return None
