@@ -61,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
                             sample=args.sample, seed=args.seed, excerpts=args.format == "html")
     from verifier.cli import render
     from verifier.cli.runs import execute
-    from verifier.rendermemo import Renders
     from verifier.cli.summaries import check_line
+    from verifier.rendermemo import Renders
 
     project, result = execute(args, opts)
     report = result.report

@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
                             excerpts=False)
     from verifier.cli import render
     from verifier.cli.runs import execute
-    from verifier.rendermemo import Renders
     from verifier.cli.summaries import lint_line
+    from verifier.rendermemo import Renders
 
     project, result = execute(args, opts)
     with gcpause.paused():      # plain data of every finding, written and dropped

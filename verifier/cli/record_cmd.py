@@ -71,9 +71,8 @@ def run(args: argparse.Namespace) -> int:
     from verifier.cli.runs import execute
     from verifier.cli.summaries import verify_line
     from verifier.outputs import write_details, write_file, write_into
-    from verifier.reporters import reporter
-
     from verifier.rendermemo import Renders
+    from verifier.reporters import reporter
 
     project, result = execute(args, opts)
     report = result.report
