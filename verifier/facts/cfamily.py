@@ -458,7 +458,7 @@ class _Extractor:
     def ports(self, data: bytes) -> None:
         if self.lang != "cpp" or b"Declare" not in data or b"Port" not in data:
             return
-        calls = ts.captures("cpp", "cpp_calls", self.tree.root_node).get("call", [])
+        calls = ts.captures("cpp", "cpp_port_calls", self.tree.root_node).get("call", [])
         for call in sorted(calls, key=lambda c: (c.start_byte, c.end_byte)):
             fn = call.child_by_field_name("function")
             args = call.child_by_field_name("arguments")
