@@ -35,6 +35,14 @@ def _no_render(monkeypatch):
     monkeypatch.setattr(rendermemo, "render_files", boom)
 
 
+def _counted(monkeypatch, name: str = "render_files") -> list[str]:
+    """The formats rendered from now on (rendermemo's `render_files` or `render`)."""
+    calls: list[str] = []
+    real = getattr(rendermemo, name)
+    monkeypatch.setattr(rendermemo, name, lambda r, f: calls.append(f) or real(r, f))
+    return calls
+
+
 def test_every_format_from_the_memo_is_what_rendering_gives(store, monkeypatch):
     report = load()
     first = rendermemo.Renders(report, store)
@@ -93,9 +101,7 @@ def test_a_changed_report_is_rendered_again(store, monkeypatch):
     claims = list(report.claims)
     claims[i] = claims[i].model_copy(update={"verdict": Verdict.DIVERGED})
     changed = report.model_copy(update={"claims": claims})
-    calls = []
-    real = rendermemo.render_files
-    monkeypatch.setattr(rendermemo, "render_files", lambda r, f: calls.append(f) or real(r, f))
+    calls = _counted(monkeypatch)
     assert rendermemo.Renders(changed, store).files("html") == render_files(changed, "html")
     assert calls == ["html"]
 
@@ -139,9 +145,7 @@ def test_switched_off_it_renders_every_time(store, monkeypatch):
     report = load()
     rendermemo.Renders(report, store).files("junit")
     monkeypatch.setenv("VERIFIER_RENDER_MEMO", "0")
-    calls = []
-    real = rendermemo.render_files
-    monkeypatch.setattr(rendermemo, "render_files", lambda r, f: calls.append(f) or real(r, f))
+    calls = _counted(monkeypatch)
     rendermemo.Renders(report, store).files("junit")
     rendermemo.Renders(report, None).files("junit")
     assert calls == ["junit", "junit"]
@@ -154,9 +158,7 @@ def test_only_the_newest_entries_of_a_format_are_kept(store, monkeypatch):
         rendermemo.Renders(_with_actual(report, value), store).files("junit")
     root = fact_cache(store).root / rendermemo.EXTRACTOR / rendermemo.format_version("junit")
     assert len(list(root.rglob("*.bin"))) == 2
-    calls = []
-    real = rendermemo.render_files
-    monkeypatch.setattr(rendermemo, "render_files", lambda r, f: calls.append(f) or real(r, f))
+    calls = _counted(monkeypatch)
     rendermemo.Renders(_with_actual(report, "d"), store).files("junit")   # the newest: a hit
     assert calls == []
 
@@ -185,9 +187,7 @@ def test_the_digest_holds_no_dump_of_the_whole_report():
 
 def test_a_format_that_reads_the_environment_is_never_kept(store, monkeypatch):
     report = load()
-    calls = []
-    real = rendermemo.render
-    monkeypatch.setattr(rendermemo, "render", lambda r, f: calls.append(f) or real(r, f))
+    calls = _counted(monkeypatch, "render")
     rendermemo.Renders(report, store).text("github")
     rendermemo.Renders(report, store).text("github")
     assert calls == ["github", "github"]

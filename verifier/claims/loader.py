@@ -155,11 +155,11 @@ def _read_claims(project: "Project", path: Path) -> tuple[dict, str, str, list[i
     return data, text, blob, headers
 
 
-def load_file(project: "Project", course: str, path: Path, *,
-              _shared: dict | None = None) -> list[LoadedClaim]:
-    """The claims of one file. `_shared`: what `load_claims` computes once for many files
-    (the project's resolved root, each course's notation table)."""
-    shared = {} if _shared is None else _shared
+def load_file(project: "Project", course: str, path: Path, *, root: Path | None = None,
+              notations: "dict[Path, Notation] | None" = None) -> list[LoadedClaim]:
+    """The claims of one file. `root` (the project's resolved root) and `notations` (each
+    course directory's notation table, filled as read) let `load_claims` compute them
+    once for many files."""
     data, text, blob, headers = _read_claims(project, path)
     raw_claims = data.get("claim", [])
     if not isinstance(raw_claims, list) or not all(isinstance(c, dict) for c in raw_claims):
@@ -174,13 +174,12 @@ def load_file(project: "Project", course: str, path: Path, *,
     if not cf.lesson or cf.lesson.startswith("/") or ".." in cf.lesson.split("/"):
         raise ConfigError("`lesson` must be the lesson's path in its course repository, e.g. "
                           "docs/state-and-time.md", file=str(path), line=_key_line(text, 0, "lesson"))
-    if "root" not in shared:
-        shared["root"] = project.root.resolve()
-    shown = _shown(project, path, shared["root"])
-    where = (path.parent, shown.rsplit("/", 1)[0] if "/" in shown else None)
-    notation = shared.get(where)
+    shown = _shown(project, path, root)
+    notations = {} if notations is None else notations
+    notation = notations.get(path.parent)
     if notation is None:
-        notation = shared[where] = load_course_notation(*where)
+        notation = notations[path.parent] = load_course_notation(
+            path.parent, shown.rsplit("/", 1)[0] if "/" in shown else None)
     if cf.notation is not None:
         notation = notation.merged(parse_table(cf.notation, path, text, shown))
     if len(headers) != len(raw_claims):
@@ -227,10 +226,10 @@ def load_claims(project: "Project", lessons: "list[LessonDoc] | None" = None) ->
     Order: course, claim file, position in the file (deterministic)."""
     wanted = None if lessons is None else {(ld.course, ld.path) for ld in lessons}
     out: list[LoadedClaim] = []
-    shared: dict = {}
+    root, notations = project.root.resolve(), {}
     with gcpause.paused():          # thousands of models that live on, no cycles
         for course, path in claim_files(project):
-            loaded = load_file(project, course, path, _shared=shared)
+            loaded = load_file(project, course, path, root=root, notations=notations)
             if wanted is not None:
                 loaded = [lc for lc in loaded if (lc.course, lc.lesson) in wanted]
             out.extend(loaded)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from verifier.claims.notation import Mapping, Notation, Tracker, name_tokens
@@ -35,9 +36,11 @@ def _notation(tracker: Tracker | None) -> Notation:
     return tracker.notation if tracker is not None else Notation()
 
 
-def name_toks(text: str) -> list[tuple[str, Any]]:
-    """A name as expression tokens (`a.b` -> name, op, name)."""
-    return [("op", t) if t in SEPS else ("name", t) for t in name_tokens(text)]
+@lru_cache(maxsize=8192)
+def name_toks(text: str) -> tuple[tuple[str, Any], ...]:
+    """A name as expression tokens (`a.b` -> name, op, name); memoised (a `subset` of n
+    names among m members compares n x m pairs, each tokenising both sides)."""
+    return tuple(("op", t) if t in SEPS else ("name", t) for t in name_tokens(text))
 
 
 def close_names(name: str, names, n: int = 3, cutoff: float = 0.75) -> list[str]:

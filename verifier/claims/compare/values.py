@@ -289,21 +289,9 @@ def same_list(expected: list, actual: list, lang: str | None, tracker: Tracker |
     """Ordered lists: `exact` (same items, same order), `prefix` (the first items),
     `subsequence` (these items in this relative order), `subset` (all present, any
     order), `set` (same items, any order)."""
-    nt = _notation(tracker)
-    toks: dict[str, list] = {}
-
-    def tok(text: str) -> list:
-        got = toks.get(text)
-        if got is None:
-            got = toks[text] = name_toks(text)
-        return got
-
     def eq(x, y) -> Match:
         if names:
-            # `same_name`, with each name tokenised once per list instead of once per pair
-            # (a `subset` of n names in m members compares n x m pairs)
-            e, a = "".join(str(x).split()), "".join(str(y).split())
-            return YES if e == a else align(tok(e), tok(a), nt)
+            return same_name(str(x), str(y), None if tracker is None else Tracker(tracker.notation))
         return same_value(x, y, lang, None if tracker is None else Tracker(tracker.notation))
 
     used: list[Mapping] = []
