@@ -117,8 +117,10 @@ def place_wheel_in_cache(cache_root: Path, requirement: str, wheel: Path) -> Pat
     import hashlib
     import json
 
+    from verifier.cache import Store
     from verifier.sources.wheel import DOWNLOAD_RECORD
 
+    Store(cache_root)            # a cache (its README), not a foreign directory
     d = cache_root / "wheels" / requirement.replace("==", "-")
     d.mkdir(parents=True, exist_ok=True)
     target = d / wheel.name

@@ -6,10 +6,20 @@ clean` removes it, what it holds); `Store.path(section, ...)` is the only way co
 names a place in the cache, and `cache info`, `cache clean` and `cache gc` are
 generated from the table.
 
-Every write goes through `verifier.fileio.atomic_write` (staged in tmp/, moved into
-place with os.replace), so an interrupted or concurrent run never leaves a
-half-written entry visible. A cache that cannot be written (read-only, full, not a
-directory) is a `CacheError` naming the directory, never a traceback.
+Every write goes through the safe writer (`verifier.safewrite`: one repair area per
+section, staged in tmp/, moved into place with os.replace, no symbolic link below a
+section followed - a link, a file or a directory in the way of an entry is removed),
+so an interrupted or concurrent run never leaves a half-written entry visible and a
+planted link never carries a write out of the cache. A cache that cannot be written
+(read-only, full, not a directory), also when it fills up mid-run, is a `CacheError`
+(exit 2) naming the directory and the file, never a traceback.
+
+The root must be a cache: an empty or new directory, or one holding this README. Any
+other directory (`--cache ''` is the current directory) is refused before anything is
+written or cleaned in it. Locks (`Store.lock`) wait at most `lock_timeout()` seconds,
+say after a few seconds who holds them (pid, command, since when) and then give up
+with that in the error; `shared=True` locks are held by runs, exclusive ones by what
+removes (`env clean`), so neither corrupts the other.
 """
 
 from __future__ import annotations
@@ -23,16 +33,18 @@ import os
 import secrets
 import shutil
 import stat
+import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from verifier.errors import CacheError
-from verifier.fileio import UNWRITABLE, atomic_write
 from verifier.gitblob import blob_sha
+from verifier.safewrite import Area, WriteError
 
 
 @dataclass(frozen=True)
@@ -62,8 +74,11 @@ BY_NAME = {s.name: s for s in SECTIONS}
 # sections a scratch cache can share with the real one (read-mostly source data)
 SOURCE_SECTIONS = ("blobs", "wheels", "git", "index", "trees", "envs", "locks")
 STALE_TMP_S = 6 * 3600       # `cache gc`: staging older than this belongs to no running process
+LOCK_TIMEOUT_S = 600.0       # the longest wait for a cache lock ($VERIFIER_LOCK_TIMEOUT)
+LOCK_NOTE_S = 5.0            # after this long, say who holds the lock
 
-README = """This directory is the cache of `verifier` (content-addressed; safe to delete).
+MARKER_LINE = "This directory is the cache of `verifier`"
+README = MARKER_LINE + """ (content-addressed; safe to delete).
 `verifier cache info` shows its sections and sizes; `verifier cache clean` empties it,
 `verifier cache gc` removes what no current pin or environment needs.
 
@@ -110,25 +125,72 @@ def unusable(root: Path, exc: OSError) -> CacheError:
                       hint="set VERIFIER_CACHE or --cache to a writable directory")
 
 
+def lock_timeout() -> float:
+    raw = os.environ.get("VERIFIER_LOCK_TIMEOUT", "").strip()
+    try:
+        return max(0.0, float(raw)) if raw else LOCK_TIMEOUT_S
+    except ValueError:
+        raise CacheError(f"VERIFIER_LOCK_TIMEOUT={raw!r}: expected a number of seconds",
+                         key="VERIFIER_LOCK_TIMEOUT") from None
+
+
+def refuse_foreign(root: Path) -> None:
+    """CacheError unless `root` is absent, empty, or already a verifier cache (its README
+    says so): a cache is written into and `cache clean` empties its sections, so a
+    directory holding anything else (the current directory after `--cache ''`, a home
+    directory) is never used as one."""
+    try:
+        entries = sorted(os.listdir(root))
+    except FileNotFoundError:
+        return
+    except NotADirectoryError:
+        raise CacheError(f"cache directory {root} is unusable: not a directory",
+                         hint="set VERIFIER_CACHE or --cache to a writable directory") from None
+    except OSError as exc:
+        raise unusable(root, exc) from None
+    if all(e.startswith(".README.") for e in entries):
+        return           # empty, or another process is writing the README of a new cache
+    try:
+        with open(root / "README", encoding="utf-8", errors="replace") as fh:
+            if fh.read(len(MARKER_LINE)) == MARKER_LINE:
+                return
+    except OSError:
+        pass
+    shown = ", ".join(entries[:4]) + (f", ... ({len(entries)} entries)" if len(entries) > 4 else "")
+    raise CacheError(f"{root} is not a verifier cache (it holds {shown} and no cache README); "
+                     "refusing to use it as the cache: its folders would be written into and "
+                     "`cache clean` would delete them",
+                     hint="pass --cache (or VERIFIER_CACHE) an empty or new directory")
+
+
 class Store:
     def __init__(self, root: Path | None = None, *, key: bytes | None = None) -> None:
         """`key`: the signing key of a throw-away store (benchmarks), instead of one kept
         in a key file."""
+        if root is not None and not str(root).strip():
+            raise CacheError("the cache directory is an empty string",
+                             hint="pass --cache (or VERIFIER_CACHE) a directory")
         self.root = (root or default_cache_dir()).resolve()
         self.corrupt: list[str] = []  # blob SHAs found corrupt (and removed) in this run
         self._key: bytes | None = key
         self.key_note: str | None = None
+        self.notify: "Callable[[str], None] | None" = None   # lock waits are said here
+        self._areas: dict[str, Area] = {}
+        refuse_foreign(self.root)
         try:
+            readme = self.root / "README"       # first: it is what says "a cache" to others
+            if not readme.exists() or readme.read_text(errors="replace") != README:
+                self.root.mkdir(parents=True, exist_ok=True)
+                Area(self.root, "the cache", repair=True).write(readme, README)
             for s in SECTIONS:
                 if s.name in ("blobs", "wheels", "git", "tmp", "locks"):
                     (self.root / s.subdir).mkdir(parents=True, exist_ok=True)
-            readme = self.root / "README"
-            if not readme.exists() or readme.read_text(errors="replace") != README:
-                self.write_bytes(readme, README.encode())
-            else:   # a probe: a read-only or full cache fails here, not mid-run
-                probe = self.path("tmp", f".probe-{os.getpid()}")
-                probe.write_bytes(b"")
-                probe.unlink()
+            # a probe of a few KiB: a read-only or full cache fails here, not mid-run
+            self.area(self.root / "tmp" / "x").preflight()
+        except WriteError as exc:
+            raise CacheError(f"cache directory {self.root} is unusable: {exc.message}",
+                             hint="set VERIFIER_CACHE or --cache to a writable directory "
+                                  "with free space") from None
         except CacheError:
             raise
         except OSError as exc:
@@ -195,17 +257,37 @@ class Store:
         return secrets.token_bytes(32)
 
     # ----------------------------------------------------------------- atomic IO
+    def area(self, dest: Path) -> Area:
+        """The safe writer's area of the section `dest` lies in (the root itself for the
+        README). A section that is itself a link when the store opens (a benchmark's
+        scratch cache shares source sections that way) is written where it leads; below a
+        section nothing is followed."""
+        try:
+            rel = Path(os.path.abspath(dest)).relative_to(self.root)
+        except ValueError:
+            raise CacheError(f"refusing to write {dest}: it is outside the cache {self.root}"
+                             ) from None
+        sub = rel.parts[0] if len(rel.parts) > 1 else ""
+        area = self._areas.get(sub)
+        if area is None:
+            base = self.root / sub if sub else self.root
+            area = self._areas[sub] = Area(base, "the cache", repair=True,
+                                           _real_root=Path(os.path.realpath(base)))
+        return area
+
     def write_bytes(self, dest: Path, data: bytes, *, fsync: bool = True) -> None:
         """Atomic write of a cache entry, staged in the cache's tmp/ (same filesystem).
         `fsync=False` skips the flush to disk for entries that verify themselves on read
         (signed fact entries): still atomic for interrupted and concurrent runs, only not
-        durable across power loss. A cache that cannot take the write is a CacheError."""
+        durable across power loss. A cache that cannot take the write (read-only, full,
+        also mid-run) is a CacheError naming the file."""
         try:
-            atomic_write(dest, data, durable=fsync, stage_dir=self.root / "tmp")
-        except OSError as exc:
-            if exc.errno in UNWRITABLE:
-                raise unusable(self.root, exc) from None
-            raise
+            self.area(dest).write(dest, data, durable=fsync,
+                                  stage=self.area(self.root / "tmp" / "x"))
+        except WriteError as exc:
+            raise CacheError(f"cache directory {self.root} is unusable: {exc.message}",
+                             hint="set VERIFIER_CACHE or --cache to a writable directory "
+                                  "with free space") from None
 
     def write_json(self, dest: Path, obj: Any) -> None:
         self.write_bytes(dest, json.dumps(obj, sort_keys=True, indent=1).encode())
@@ -222,18 +304,82 @@ class Store:
             return None
 
     @contextlib.contextmanager
-    def lock(self, name: str) -> Iterator[None]:
-        path = self.path("locks", name.replace("/", "+") + ".lock")
+    def lock(self, name: str, *, shared: bool = False, timeout: float | None = None,
+             ) -> Iterator[None]:
+        """An advisory lock of the cache (exclusive, or `shared` with other shared holders).
+        Waits at most `timeout` seconds (default `lock_timeout()`); after `LOCK_NOTE_S` it
+        says, once, who holds it; past the timeout a CacheError names the holder."""
+        base = name.replace("/", "+")
+        path = self.path("locks", base + ".lock")
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
-            fh = open(path, "a+")   # noqa: SIM115 - held for the block
+            try:
+                fd = os.open(path, flags, 0o666)
+            except OSError as exc:
+                if exc.errno != errno.ELOOP:
+                    raise
+                os.unlink(path)              # a link planted in place of a lock file
+                fd = os.open(path, flags, 0o666)
         except OSError as exc:
             raise unusable(self.root, exc) from None
-        with fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
+        op = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+        limit = lock_timeout() if timeout is None else timeout
+        start = time.monotonic()
+        noted = False
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, op | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    pass
+                waited = time.monotonic() - start
+                if waited >= limit:
+                    raise CacheError(f"cache lock {name} ({path}) is held by "
+                                     f"{self.lock_holders(base) or 'another process'}; gave up "
+                                     f"after {waited:.0f}s",
+                                     hint="if that process is stuck, stop it; "
+                                          "VERIFIER_LOCK_TIMEOUT sets the wait in seconds")
+                if not noted and waited >= LOCK_NOTE_S and self.notify is not None:
+                    noted = True
+                    self.notify(f"waiting for the cache lock {name}, held by "
+                                f"{self.lock_holders(base) or 'another process'} (giving up "
+                                f"after {limit:.0f}s)")
+                time.sleep(min(0.2, max(0.01, limit - waited)))
+            holder = self.path("locks", f"{base}.{os.getpid()}.{threading.get_ident()}.holder")
+            with contextlib.suppress(OSError, CacheError):
+                self.write_bytes(holder, json.dumps(
+                    {"pid": os.getpid(), "command": " ".join(sys.argv)[:300],
+                     "since": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime()),
+                     "mode": "shared" if shared else "exclusive"}).encode(), fsync=False)
             try:
                 yield
             finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+                with contextlib.suppress(OSError):
+                    os.unlink(holder)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    def lock_holders(self, base: str) -> str:
+        """Who holds lock `base` (pid, command, since when), from the holder files of the
+        processes still alive."""
+        out = []
+        for f in sorted(self.path("locks").glob(f"{base}.*.holder")):
+            info = self.read_json(f)
+            if not isinstance(info, dict) or not isinstance(info.get("pid"), int):
+                continue
+            try:
+                os.kill(info["pid"], 0)
+            except ProcessLookupError:
+                with contextlib.suppress(OSError):
+                    f.unlink()           # its process is gone (killed): not a holder
+                continue
+            except PermissionError:
+                pass
+            out.append(f"pid {info['pid']} ({str(info.get('command', '?'))[:120]}, since "
+                       f"{info.get('since', '?')}, {info.get('mode', 'exclusive')})")
+        return "; ".join(out)
 
     # --------------------------------------------------------------------- blobs
     def blob_path(self, sha: str) -> Path:
@@ -253,7 +399,7 @@ class Store:
         stream itself propagate unchanged, errors writing the cache are CacheError."""
         h = hashlib.sha1(b"blob %d\0" % size)
         try:
-            fd, tmp = tempfile.mkstemp(dir=self.path("tmp"), prefix="blob.")
+            fd, tmp = tempfile.mkstemp(dir=os.path.realpath(self.path("tmp")), prefix="blob.")
         except OSError as exc:
             raise unusable(self.root, exc) from None
         try:
@@ -278,10 +424,12 @@ class Store:
                 return sha
             try:
                 self._clear_non_file(dest)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(tmp, dest)
-            except OSError as exc:
-                raise unusable(self.root, exc) from None
+                staged = self.path("tmp", os.path.basename(tmp))
+                self.area(dest).place(staged, self.area(staged), dest)
+            except WriteError as exc:
+                raise CacheError(f"cache directory {self.root} is unusable: {exc.message}",
+                                 hint="set VERIFIER_CACHE or --cache to a writable directory "
+                                      "with free space") from None
             return sha
         except BaseException:
             with contextlib.suppress(OSError):
@@ -349,6 +497,13 @@ class Store:
         try:
             for s in targets:
                 p = self.root / s.subdir
+                if s.name == "envs" and p.is_dir() and not p.is_symlink():
+                    # each environment only once no batch runs in it (runtime/envs.py)
+                    for env in sorted(p.iterdir()):
+                        with self.lock(f"env-use-{env.name}"):
+                            with contextlib.suppress(OSError):
+                                (env / ".verifier-env.json").unlink()
+                            shutil.rmtree(env, ignore_errors=True)
                 if p.exists() or p.is_symlink():
                     if p.is_dir() and not p.is_symlink():
                         shutil.rmtree(p, ignore_errors=True)

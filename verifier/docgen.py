@@ -118,10 +118,11 @@ def stale_docs(root: Path) -> list[Path]:
 
 
 def write_docs(root: Path) -> list[Path]:
-    from verifier.fileio import atomic_write
+    from verifier.safewrite import Area
 
+    area = Area.edit(root, "the project's generated docs")   # `docs --write` edits them
     written = []
     for path in stale_docs(root):
-        atomic_write(path, render_docs(root)[path])
+        area.write(path, render_docs(root)[path])
         written.append(path)
     return written

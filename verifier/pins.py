@@ -5,16 +5,17 @@ at each pin, which proves identity when git cannot be reached."""
 from __future__ import annotations
 
 import fnmatch
-import json
 import re
 from pathlib import Path
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
 from verifier.basemodel import Record
 from verifier.errors import ConfigError
-from verifier.tomlerrors import Located, read_toml, validate
+from verifier.repopath import canonical
+from verifier.tomlerrors import Located, read_json, read_toml, validate
 
 SHA40 = re.compile(r"^[0-9a-f]{40}$")
 NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
@@ -33,9 +34,7 @@ class PathMap(Record):
     @field_validator("wheel", "repo")
     @classmethod
     def _relative(cls, v: str) -> str:
-        if v.startswith("/") or ".." in v.split("/"):
-            raise ValueError("must be a relative path prefix without '..'")
-        return v
+        return canonical(v, prefix=True)     # one spelling (verifier/repopath.py)
 
     def to_repo(self, member: str) -> str | None:
         if not member.startswith(self.wheel):
@@ -144,6 +143,11 @@ class Course(Record):
     partial: bool = Field(default=False, description="the local copy at `path` holds only "
                           "some of the repository's files")
     docs: str = "docs"
+
+    @field_validator("docs")
+    @classmethod
+    def _docs(cls, v: str) -> str:
+        return v if v == "." else canonical(v)
     upstreams: list[str]
 
     @field_validator("commit", mode="before")
@@ -251,6 +255,13 @@ class LockedUpstream(Record):
                            "commit (`verifier lock --full`, or a manifest that says so)")
     files: dict[str, Sha] = Field(default_factory=dict)
 
+    @field_validator("files")
+    @classmethod
+    def _paths(cls, v: dict[str, str]) -> dict[str, str]:
+        for path in v:
+            canonical(path)                  # a lock names each file one way
+        return v
+
 
 class Lock(Record):
     schema_: int = Field(default=SCHEMA, alias="schema")
@@ -337,15 +348,25 @@ def dump_lock(lock: Lock) -> str:
     return tomlkit.dumps(doc)
 
 
-def import_manifest(lock: Lock, pins: Pins, manifest: Path) -> tuple[Lock, str, int]:
+def _json_line(text: str, value: str) -> int | None:
+    """Line of the first occurrence of `value` as a JSON string in `text`."""
+    import json
+
+    at = text.find(json.dumps(value)[1:-1])
+    return text.count("\n", 0, at) + 1 if at >= 0 else None
+
+
+def import_manifest(lock: Lock, pins: Pins, manifest: Path,
+                    tree_of: "Callable[[str], dict[str, str] | None] | None" = None,
+                    ) -> tuple[Lock, str, int]:
     """Merge a course `sources.json` ({upstream, commit, files:[{path, git_blob}]},
-    optionally `"complete": true` when files lists the whole tree at the commit)."""
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError("file not found", file=str(manifest)) from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"malformed JSON: {exc.msg}", file=str(manifest), line=exc.lineno) from None
+    optionally `"complete": true` when files lists the whole tree at the commit).
+
+    `complete` is believed only when the manifest does list the whole tree: every path of
+    the git tree at the commit when `tree_of(upstream)` knows it, else at least every
+    path the lock already holds for that commit. A manifest that says `complete` and is
+    not is refused (a complete entry makes every path it lacks "absent at the pin")."""
+    data, text = read_json(manifest)
     if not isinstance(data, dict) or not isinstance(data.get("files"), list):
         raise ConfigError("expected an object with 'upstream', 'commit' and 'files'",
                           file=str(manifest))
@@ -368,9 +389,14 @@ def import_manifest(lock: Lock, pins: Pins, manifest: Path) -> tuple[Lock, str, 
         if not isinstance(item, dict):
             raise ConfigError(f"files[{i}] is not an object", file=str(manifest))
         path, blob = item.get("path"), item.get("git_blob")
-        if not isinstance(path, str) or not path or path.startswith("/") or ".." in path.split("/"):
+        if not isinstance(path, str):
             raise ConfigError(f"files[{i}].path {path!r} is not a safe relative path",
                               file=str(manifest))
+        try:
+            canonical(path)
+        except ValueError as exc:
+            raise ConfigError(f"files[{i}].path is not a safe relative path: {exc}",
+                              file=str(manifest), line=_json_line(text, path)) from None
         if not isinstance(blob, str) or not SHA40.match(blob):
             raise ConfigError(f"files[{i}].git_blob {blob!r} is not a 40-hex SHA",
                               file=str(manifest))
@@ -381,6 +407,25 @@ def import_manifest(lock: Lock, pins: Pins, manifest: Path) -> tuple[Lock, str, 
             added += 1
         files[path] = blob
     sources.append("import:" + "/".join(manifest.resolve().parts[-3:]))
+    listed = {item["path"] for item in data["files"]}
+    if data.get("complete") is True:
+        tree = tree_of(up.name) if tree_of is not None else None
+        held = set(existing.files) if existing and existing.commit == up.commit else set()
+        lacking = sorted((set(tree) if tree is not None else held) - listed)
+        extra = sorted(listed - set(tree))[:3] if tree is not None else []
+        if lacking or extra:
+            basis = (f"the git tree at {up.short} has {len(tree)}" if tree is not None else
+                     f"pins.lock already holds {len(held)} for {up.name} at {up.short}")
+            raise ConfigError(
+                f"manifest says \"complete\": true but lists {len(listed)} path(s) and "
+                f"{basis}" + (f"; it lacks {', '.join(lacking[:3])}"
+                              + (f" and {len(lacking) - 3} more" if len(lacking) > 3 else "")
+                              if lacking else "")
+                + (f"; {', '.join(extra)} not in the tree" if extra else "")
+                + ": only a listing of the whole tree may mark the lock complete",
+                file=str(manifest), key="complete",
+                hint="remove \"complete\" from the manifest, or lock the whole tree with "
+                     "`verifier lock --full` where git reaches it")
     complete = data.get("complete") is True or bool(existing and existing.commit == up.commit
                                                     and existing.complete)
     new = lock.upstream | {up.name: LockedUpstream(commit=up.commit, source=sorted(set(sources)),

@@ -22,6 +22,7 @@ from verifier.sources.layer import Notify, SourceLayer
 
 if TYPE_CHECKING:
     from verifier.lessons.model import Lesson
+    from verifier.safewrite import Protected
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,28 @@ class Project:
         refuse_outside(root, given)
         return LessonDoc(course, rel, f, tuple(c.upstreams))
 
+    def protected(self) -> "list[Protected]":
+        """What a command writing records or other outputs must not write into or around
+        (`verifier.safewrite.guard`): each course's lessons (the checkouts in use, local
+        copies and cached trees), the claim files, pins.toml / pins.lock / lint.toml and
+        the verifier's own sources."""
+        import verifier
+        from verifier.safewrite import Protected
+
+        out = []
+        for name, root in sorted(self._local_roots().items()):
+            docs = self.pins.course[name].docs
+            base = root if docs == "." else root / docs
+            out.append(Protected(Path(os.path.realpath(base)), f"the lessons of course {name}"))
+        out.append(Protected(Path(os.path.realpath(self.root / "claims")),  # claims.loader.CLAIMS_DIR
+                             "the claim files"))
+        for f in ("pins.toml", "pins.lock", "lint.toml", "coverage.toml"):
+            if (self.root / f).exists():
+                out.append(Protected(Path(os.path.realpath(self.root / f)), f))
+        out.append(Protected(Path(os.path.realpath(Path(verifier.__file__).parent)),
+                             "the verifier's own sources"))
+        return out
+
     # ------------------------------------------------------------------ citations
     def lesson(self, doc: LessonDoc) -> "Lesson":
         """The parsed lesson (markdown-it once per text and parser version: the parse is
@@ -282,7 +305,12 @@ def find_pins(start: Path | None = None) -> Path:
 
 def load_project(pins_path: Path | None = None, *, offline: bool | None = None,
                  cache: Path | None = None, notify: Notify | None = None) -> Project:
+    from verifier.safewrite import recover
+
     path = pins_path or find_pins()
+    rolled_back = recover(path.parent)    # a multi-file write cut short by a SIGKILL
+    if rolled_back and notify:
+        notify(rolled_back)
     pins = load_pins(path)
     lock_path = path.parent / "pins.lock"
     lock = load_lock(lock_path)
@@ -291,5 +319,21 @@ def load_project(pins_path: Path | None = None, *, offline: bool | None = None,
         config.offline = True
     cache_dir = cache or (Path(config.cache) if config.cache else None)
     store = Store(cache_dir)
-    return Project(pins=pins, lock=lock, config=config, store=store, lock_path=lock_path,
-                   notify=notify)
+    store.notify = notify
+    project = Project(pins=pins, lock=lock, config=config, store=store, lock_path=lock_path,
+                      notify=notify)
+    _guard_cache(project)
+    return project
+
+
+def _guard_cache(project: Project) -> None:
+    """The cache must not lie inside the lessons, the claims or the verifier's sources
+    (its sections would be read as lessons, or `cache clean` delete them)."""
+    from verifier.safewrite import WriteError, _within
+
+    root = project.store.root
+    for p in project.protected():
+        if _within(root, p.path) and not _within(p.path, root):
+            raise WriteError(f"the cache {root} is inside {p.what} ({p.path}); refusing to "
+                             "write the cache there", hint="pass --cache or VERIFIER_CACHE "
+                             "a directory of its own")

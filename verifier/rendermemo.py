@@ -82,8 +82,10 @@ def _assets_digest() -> str:
 
 @cache
 def format_version(fmt: str) -> str:
-    """The code version of `fmt`'s reporter and the reporters' assets."""
-    return f"{code_version(f'verifier.reporters.{REGISTRY[fmt].module}')}-{_assets_digest()}"
+    """The code version of `fmt`'s reporter (and of the registry's `render`, which escapes
+    invisible characters) and the reporters' assets."""
+    return (f"{code_version(f'verifier.reporters.{REGISTRY[fmt].module}', 'verifier.reporters')}"
+            f"-{_assets_digest()}")
 
 
 def _pickle(value: Any) -> bytes:

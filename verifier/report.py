@@ -233,6 +233,8 @@ class EnvironmentTiming(Record):
     upstream: str
     import_s: float | None = None
     wall_s: float | None = None
+    isolation: dict[str, Any] | None = Field(default=None, description="what the runtime "
+                                             "sandbox achieved on this machine: have, missing")
 
 
 class CheckTiming(Record):

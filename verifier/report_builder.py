@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 MAX_SNIPPET_LINES = 60
 MAX_SENTENCE_CHARS = 600
 # per-environment keys of the runtime sampling record that are timings (-> run.json)
-_ENV_TIMINGS = ("import_s", "wall_s")
+_ENV_TIMINGS = ("import_s", "wall_s", "isolation")   # machine-dependent: run.json only
 _RUNTIME_VOLATILE = ("duration_s", "stdout", "stderr")
 
 
@@ -322,7 +322,8 @@ def build_details(project: "Project", claims: list[ClaimResult] | None,
         if any(k in env for k in _ENV_TIMINGS):
             envs.append(EnvironmentTiming(upstream=env.get("upstream", "?"),
                                           import_s=env.get("import_s"),
-                                          wall_s=env.get("wall_s")))
+                                          wall_s=env.get("wall_s"),
+                                          isolation=env.get("isolation")))
     checks: dict[str, CheckTiming] = {}
     for c in claims or []:
         rt = c.runtime

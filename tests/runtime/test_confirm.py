@@ -44,7 +44,8 @@ def fake_envs(monkeypatch):
     built = []
 
     def create_env(store, spec, **kw):
-        built.append(spec.upstream)
+        if kw.get("build", True):          # not the re-check under the use lock
+            built.append(spec.upstream)
         return EnvInfo(spec, Path(sys.prefix), "ready", {"key": spec.key})
     monkeypatch.setattr(rt, "create_env", create_env)
     return built

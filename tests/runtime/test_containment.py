@@ -159,7 +159,11 @@ def test_environment_is_an_allow_list_6_8(monkeypatch):
     assert "<scratch>" in b.runs[0].stdout                    # HOME, TMPDIR: scratch, normalised
 
 
+# the harness's own containment, below the sandbox (VERIFIER_SANDBOX=0): with it a
+# snippet's pids are those of its PID namespace and the test's files are hidden from it
+# (tests/reliability/test_runtime_isolation.py checks the sandbox itself)
 def test_secrets_read_from_elsewhere_are_redacted_in_everything_kept(monkeypatch):
+    monkeypatch.setenv("VERIFIER_SANDBOX", "0")
     secret = "ghp_FAKEPARENTTOKEN0123456789abcdefABCD"
     monkeypatch.setenv("GITHUB_TOKEN", secret)
     monkeypatch.setenv("MY_SERVICE_PASSWORD", "hunter2-but-longer")
@@ -232,7 +236,11 @@ def test_resource_limits_6_6():
     assert b.runs[2].value == 1
 
 
-def test_new_session_children_and_daemons_do_not_outlive_the_batch_6_11():
+# the harness's own containment, below the sandbox (VERIFIER_SANDBOX=0): with it a
+# snippet's pids are those of its PID namespace and the test's files are hidden from it
+# (tests/reliability/test_runtime_isolation.py checks the sandbox itself)
+def test_new_session_children_and_daemons_do_not_outlive_the_batch_6_11(monkeypatch):
+    monkeypatch.setenv("VERIFIER_SANDBOX", "0")
     code = textwrap.dedent('''
         import os, subprocess
         p = subprocess.Popen(["sleep", "32"], start_new_session=True)
@@ -295,7 +303,11 @@ DRIVER = textwrap.dedent('''
     ''')
 
 
-def test_a_killed_verifier_leaves_no_harness_behind_5_3(tmp_path):
+# the harness's own containment, below the sandbox (VERIFIER_SANDBOX=0): with it a
+# snippet's pids are those of its PID namespace and the test's files are hidden from it
+# (tests/reliability/test_runtime_isolation.py checks the sandbox itself)
+def test_a_killed_verifier_leaves_no_harness_behind_5_3(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERIFIER_SANDBOX", "0")
     pids = tmp_path / "pids"
     driver = subprocess.Popen([sys.executable, "-c", DRIVER % str(pids)],
                               cwd=Path(__file__).parents[2],

@@ -94,9 +94,16 @@ def test_build_reuse_mismatch_and_rebuild(tmp_path, monkeypatch, installer):
     res = ClaimResult(id="c/l/x", lesson="docs/l.md", line=1, upstream="tiny", kind="runtime",
                       verdict=Verdict.UNAVAILABLE)
     lc = SimpleNamespace(claim=claim, gid="c/l/x", upstream="tiny", problem=None)
+    # ... which its digest notices (F4-12): it is `tampered`, rebuilt before anything
+    # runs in it, and the check runs in the pinned environment again
+    seen = inspect_env(store, TINY)
+    assert seen.status == "tampered" and any("iniconfig" in p for p in seen.problems)
+    notes: list[str] = []
+    project.notify = notes.append
     (out,), rec = rt.confirm(project, [(lc, res)], mode="all")
-    assert out.runtime.status == "env-mismatch"
-    assert "iniconfig 2.1.0 installed, pinned 2.0.0" in out.runtime.message
+    assert out.runtime.status == "confirmed", out.runtime
+    assert any("modified after it was built" in n and "rebuilding" in n for n in notes)
+    assert health_check(inspect_env(store, TINY))["ok"]
 
     # an interrupted build (no marker) is never reused: it is rebuilt from the pins
     (info.path / MARKER).unlink()

@@ -142,7 +142,10 @@ def test_missing_interpreter_is_an_error_not_a_crash(tmp_path):
     assert b.runs[0].status == "error" and "cannot start" in b.runs[0].message
 
 
-def test_background_child_does_not_hold_the_batch():
+def test_background_child_does_not_hold_the_batch(monkeypatch):
+    # the harness's own cleanup, below the sandbox: with it the snippet's pid is a PID
+    # namespace's (tests/reliability/test_runtime_isolation.py)
+    monkeypatch.setenv("VERIFIER_SANDBOX", "0")
     code = ("import subprocess, sys\n"
             "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], "
             "close_fds=False)\n"

@@ -114,7 +114,7 @@ def test_corrupt_entry_is_ignored_removed_and_rebuilt(fc, damage, counter):
 
 
 def test_interrupted_write_leaves_no_entry(fc, monkeypatch):
-    def boom(src, dst):
+    def boom(src, dst, **kw):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "replace", boom)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier import fileio
+from verifier import fileio, safewrite
 from verifier.cache import BY_NAME, SECTIONS, STALE_TMP_S, Store
 from verifier.cli.main import main
 from verifier.errors import CacheError
@@ -131,17 +131,20 @@ def test_atomic_write_restages_next_to_the_file_across_filesystems(tmp_path, mon
 def test_lock_writes_next_to_pins_lock_not_in_the_cache(tmp_path, monkeypatch):
     """Trial 1.48: `verifier lock` staged pins.lock in <cache>/tmp and crashed with EXDEV
     when the cache was on another filesystem."""
-    import verifier.cli.lock_cmd as lock_cmd
-
     seen = []
-    real = fileio.atomic_write
-    monkeypatch.setattr(lock_cmd, "atomic_write",
-                        lambda dest, data, **kw: (seen.append((dest, kw)), real(dest, data, **kw)))
+    real = safewrite.stage_file
+
+    def stage(dir_fd, name, *a, **k):
+        seen.append((os.path.realpath(f"/proc/self/fd/{dir_fd}"), name))
+        return real(dir_fd, name, *a, **k)
+
     from tests.claims.simx_project import make_simx
 
     s = make_simx(tmp_path, monkeypatch)
+    monkeypatch.setattr(safewrite, "stage_file", stage)
     assert main(["lock", "--pins", str(s.root / "pins.toml"), "-q"]) in (0, 1)
-    assert seen and all(kw.get("stage_dir") is None and d.name == "pins.lock" for d, kw in seen)
+    locks = [d for d, name in seen if name == "pins.lock"]
+    assert locks and all(d == os.path.realpath(s.root) for d in locks), seen
 
 
 # ---------------------------------------------------------------- unusable caches
@@ -164,7 +167,7 @@ def test_read_only_or_full_cache_is_a_cache_error_naming_the_directory(tmp_path,
     def refuse(*a, **k):
         raise OSError(code, os.strerror(code))
 
-    monkeypatch.setattr(fileio.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(safewrite, "stage_file", refuse)   # the one place a write stages
     with pytest.raises(CacheError) as exc:
         store.write_bytes(store.path("trees", "t.json"), b"{}")
     assert str(store.root) in exc.value.render() and words in exc.value.render()
@@ -175,14 +178,14 @@ def test_read_only_or_full_cache_is_a_cache_error_naming_the_directory(tmp_path,
 
 def test_read_only_cache_from_the_cli_is_exit_2(tmp_path, monkeypatch, capsys):
     store = Store(tmp_path / "c")
-    real_open = Path.write_bytes
+    real = safewrite.stage_file
 
-    def ro(self, data):
-        if str(self).startswith(str(store.root)):
-            raise OSError(errno.EROFS, "Read-only file system", str(self))
-        return real_open(self, data)
+    def ro(dir_fd, name, *a, **k):
+        if os.path.realpath(f"/proc/self/fd/{dir_fd}").startswith(str(store.root)):
+            raise OSError(errno.EROFS, "Read-only file system", name)
+        return real(dir_fd, name, *a, **k)
 
-    monkeypatch.setattr(Path, "write_bytes", ro)
+    monkeypatch.setattr(safewrite, "stage_file", ro)
     assert main(["cache", "info", "--cache", str(store.root)]) == 2
     assert "read-only file system" in capsys.readouterr().err
 

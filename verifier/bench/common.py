@@ -64,8 +64,11 @@ def load_avg() -> tuple[float, float, float] | None:
 def scratch_cache(store: "Store"):
     """A cache root inside the store's tmp/ sharing its source data (symlinks to the
     `SOURCE_SECTIONS`), with its own empty fact cache, symbol indexes and tmp/."""
+    from verifier.cache import README
+
     root = Path(tempfile.mkdtemp(prefix="bench-", dir=store.path("tmp")))
     try:
+        (root / "README").write_text(README)     # a cache, not a foreign directory
         for sub in SOURCE_SECTIONS:
             store.path(sub).mkdir(parents=True, exist_ok=True)
             (root / sub).symlink_to(store.path(sub), target_is_directory=True)

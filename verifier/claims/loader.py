@@ -12,6 +12,7 @@ missing `symbol`) are found by the checker and reported the same way.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,12 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from verifier.claims.model import Claim, ClaimFile
+from verifier.claims.model import Claim, ClaimFile, confined
 from verifier.claims.notation import NOTATION_FILE, Notation, load_course_notation, parse_table
 from verifier import gcpause
 from verifier.errors import ConfigError
 from verifier.codeversion import code_version
 from verifier.gitblob import blob_sha
+from verifier.repopath import canonical
 from verifier.tomlerrors import parse_toml, read_text, validate
 
 if TYPE_CHECKING:
@@ -66,9 +68,12 @@ def claim_files(project: "Project") -> list[tuple[str, Path]]:
         files = sorted(f for f in d.glob("*.toml") if f.name != NOTATION_FILE)
         if not files:
             continue
+        confined(root, d, "claim folder")
         if d.name not in project.pins.course:
             raise ConfigError(f"claims for unknown course {d.name!r} (pins.toml has: "
                               f"{', '.join(sorted(project.pins.course))})", file=str(d))
+        for f in files:
+            confined(root, f)
         out.extend((d.name, f) for f in files)
     return out
 
@@ -171,9 +176,12 @@ def load_file(project: "Project", course: str, path: Path, *, root: Path | None 
         raise ConfigError(f"unknown upstream {cf.upstream!r} (pins.toml has: "
                           f"{', '.join(sorted(project.pins.upstream))})", file=str(path),
                           line=_key_line(text, 0, "upstream"), key="upstream")
-    if not cf.lesson or cf.lesson.startswith("/") or ".." in cf.lesson.split("/"):
+    try:
+        canonical(cf.lesson)
+    except ValueError as exc:
         raise ConfigError("`lesson` must be the lesson's path in its course repository, e.g. "
-                          "docs/state-and-time.md", file=str(path), line=_key_line(text, 0, "lesson"))
+                          f"docs/state-and-time.md: {exc}", file=str(path),
+                          line=_key_line(text, 0, "lesson")) from None
     shown = _shown(project, path, root)
     notations = {} if notations is None else notations
     notation = notations.get(path.parent)
@@ -229,10 +237,40 @@ def load_claims(project: "Project", lessons: "list[LessonDoc] | None" = None) ->
     root, notations = project.root.resolve(), {}
     with gcpause.paused():          # thousands of models that live on, no cycles
         for course, path in claim_files(project):
-            loaded = load_file(project, course, path, root=root, notations=notations)
-            if wanted is not None:
-                loaded = [lc for lc in loaded if (lc.course, lc.lesson) in wanted]
-            out.extend(loaded)
+            out.extend(load_file(project, course, path, root=root, notations=notations))
+        out = _shared_ids(project, out, root)
+    if wanted is not None:
+        out = [lc for lc in out if (lc.course, lc.lesson) in wanted]
+    return out
+
+
+def _shared_ids(project: "Project", loaded: list[LoadedClaim], root: Path) -> list[LoadedClaim]:
+    """Claims whose global id another claim FILE also gives (two claim files for one
+    lesson reusing an id, or two lessons with the same file name in one course using the
+    same id) are all errors naming each other: a global id is what claims.lock binds a
+    reviewed sentence to, so no claim may take it over by loading first. (A duplicate
+    inside one file is that file's own error, `load_file`.)"""
+    files: dict[str, dict[Path, LoadedClaim]] = {}
+    for lc in loaded:
+        files.setdefault(lc.gid, {}).setdefault(lc.file, lc)
+    shared = {gid: by_file for gid, by_file in files.items() if len(by_file) > 1}
+    if not shared:
+        return loaded
+    out = []
+    for lc in loaded:
+        others = [o for f, o in shared.get(lc.gid, {}).items() if f != lc.file]
+        if not others or lc.problem:
+            out.append(lc)
+            continue
+        where = ", ".join(f"{_shown(project, o.file, root)}:{o.line}"
+                          + ("" if o.lesson == lc.lesson else f" (lesson {o.lesson})")
+                          for o in others)
+        same = all(o.lesson == lc.lesson for o in others)
+        problem = (f"claim id {lc.claim.id!r} is also given by {where}: "
+                   + ("claim ids must be unique per lesson across its claim files"
+                      if same else "lessons with the same file name need distinct claim ids")
+                   + f" (the global id {lc.gid} binds one reviewed sentence in claims.lock)")
+        out.append(dataclasses.replace(lc, problem=problem))
     return out
 
 

@@ -24,12 +24,14 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from verifier.basemodel import Record
+from verifier.errors import ConfigError
+from verifier.repopath import canonical
+from verifier.tomlerrors import json_value
 
 
 class RuntimeCheck(Record):
@@ -64,8 +66,8 @@ class RuntimeCheck(Record):
             if not isinstance(text, str):
                 raise ValueError("`expected_json` must be a string of JSON text")
             try:
-                value = json.loads(text)
-            except (ValueError, RecursionError) as exc:
+                value = json_value(text, allow_nan=True)
+            except ValueError as exc:
                 raise ValueError(f"`expected_json` is not valid JSON: {exc}") from None
             if has and data["expected"] != value:    # (a dumped model carries both, equal)
                 raise ValueError("give `expected` or `expected_json`, not both")
@@ -99,9 +101,9 @@ class Claim(Record):
     @field_validator("path")
     @classmethod
     def _safe(cls, v: str | None) -> str | None:
-        if v is not None and (v.startswith("/") or ".." in v.split("/") or "\\" in v):
-            raise ValueError("must be a relative repository path without '..'")
-        return v
+        # one spelling per file: `./x`, `a//b`, `%2F`, '／', NUL, '\\', '..' are refused
+        # with the canonical form (verifier/repopath.py)
+        return None if v is None else canonical(v)
 
 
 class ClaimFile(Record):
@@ -111,3 +113,22 @@ class ClaimFile(Record):
     # lesson name = "source name", receivers = ["self."] (verifier/claims/notation.py);
     # checked by the loader, which reports its lines
     notation: dict[str, Any] | None = None
+
+
+def confined(root: Path, path: Path, what: str = "claim file") -> None:
+    """ConfigError unless `path` (a claim file, claim folder, notation.toml or
+    claims.lock) resolves inside the claims directory `root`: like a lesson, a claim file
+    that is a symbolic link to /proc/self/environ or to a secret outside the project is
+    refused, never read (its key names would reach the error messages and records)."""
+    try:
+        real = path.resolve()
+        real.relative_to(root.resolve())
+    except (ValueError, OSError, RuntimeError):
+        try:
+            target = str(path.resolve())
+        except (OSError, RuntimeError):
+            target = "an unresolvable path"
+        raise ConfigError(f"{what} resolves outside the claims directory {root} (to {target}); "
+                          "refusing to read it", file=str(path),
+                          hint="claim files and their folders must be files of the project, not "
+                               "symbolic links leading out of it") from None

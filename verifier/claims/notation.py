@@ -199,9 +199,12 @@ def load_course_notation(course_dir: Path, shown_dir: str | None = None) -> Nota
     """`claims/<course>/notation.toml`, or an empty notation."""
     from verifier.tomlerrors import read_toml
 
+    from verifier.claims.model import confined
+
     path = course_dir / NOTATION_FILE
-    if not path.is_file():
+    if not path.is_file() and not path.is_symlink():
         return Notation()
+    confined(course_dir.parent, path, NOTATION_FILE)
     data, text = read_toml(path)
     extra = sorted(set(data) - {"notation"})
     if extra:

@@ -221,9 +221,12 @@ def load_bindings(claims_root: Path, store: "Store | None" = None) -> Bindings:
     (the TOML parse and the check cost 0.04 ms per claim here)."""
     from verifier.tomlerrors import read_text
 
+    from verifier.claims.model import confined
+
     path = lock_path(claims_root)
-    if not path.is_file():
+    if not path.is_file() and not path.is_symlink():
         return Bindings(path, False, {})
+    confined(claims_root, path, "claims.lock")
     text = read_text(path)                   # ConfigError naming the file
     if store is None:
         return Bindings(path, True, _checked_table(text, path))
@@ -291,7 +294,7 @@ def rebind(project, ids: list[str] | None) -> list[Rebound]:
     fragment first)."""
     from verifier.claims.loader import claims_root, load_claims
     from verifier.errors import UsageError
-    from verifier.fileio import atomic_write
+    from verifier.safewrite import Area
 
     loaded = load_claims(project)
     by_gid = {lc.gid: lc for lc in loaded}
@@ -348,5 +351,5 @@ def rebind(project, ids: list[str] | None) -> list[Rebound]:
                          + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""))
     if ids is None:      # --all: forget claims that no longer exist
         table = {g: h for g, h in table.items() if g in by_gid}
-    atomic_write(current.path, dump_bindings(table))
+    Area.edit(current.path.parent, "the claim files").write(current.path, dump_bindings(table))
     return out

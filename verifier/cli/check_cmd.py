@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from verifier import gcpause
-from verifier.cli.common import TEXT, add_format, choice
+from verifier.cli.common import TEXT, add_format, choice, text_path_arg
 
 HELP = "check the claims bound to lesson sentences against the pinned upstream source"
 
@@ -35,7 +35,7 @@ def add_runtime(p: argparse.ArgumentParser, default: str = "none") -> None:
 
 
 def add_selection(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--lesson", action="append", metavar="L", default=[],
+    p.add_argument("--lesson", action="append", metavar="L", default=[], type=text_path_arg,
                    help="only this lesson: a file path, or <course>/<path> "
                         "(e.g. mujoco-atlas/docs/state-and-time.md); repeatable")
     p.add_argument("--course", help="only lessons of this course")

@@ -18,13 +18,30 @@ if TYPE_CHECKING:
 TEXT = "text"  # the name of the human-readable format in every command
 
 
+def path_arg(value: str) -> Path:
+    """An argparse `type` for a path: the empty string (`--cache ''`, which Path() turns
+    into the current directory) and a path holding NUL are refused."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("an empty path (it would mean the current directory); "
+                                         "give a directory or file name")
+    if "\0" in value:
+        raise argparse.ArgumentTypeError(f"a path with a NUL character: {value!r}")
+    return Path(value)
+
+
+def text_path_arg(value: str) -> str:
+    """`path_arg` for options kept as text (a trailing '/' keeps its meaning)."""
+    path_arg(value)
+    return value
+
+
 def add_global(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("global options")
-    g.add_argument("--pins", type=Path, default=argparse.SUPPRESS,
+    g.add_argument("--pins", type=path_arg, default=argparse.SUPPRESS,
                    help="pins.toml to use (default: nearest pins.toml upward, or $VERIFIER_PINS)")
     g.add_argument("--offline", action="store_true", default=argparse.SUPPRESS,
                    help="never use the network; serve from cache, mirrors and local stores")
-    g.add_argument("--cache", type=Path, default=argparse.SUPPRESS,
+    g.add_argument("--cache", type=path_arg, default=argparse.SUPPRESS,
                    help="cache directory (default: $VERIFIER_CACHE or $XDG_CACHE_HOME/verifier)")
     g.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                    help="no progress or notes on stderr")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from verifier.cli.common import path_arg
+
 HELP = "regenerate (--write) or check (--check) the docs generated from the kind and rule modules"
 
 
@@ -13,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--write", action="store_true", help="rewrite the generated files")
     g.add_argument("--check", action="store_true", help="exit 1 when a generated file is stale")
-    p.add_argument("--root", type=Path, default=None,
+    p.add_argument("--root", type=path_arg, default=None,
                    help="project directory holding docs/ (default: the verifier checkout "
                         "this command runs from)")
 

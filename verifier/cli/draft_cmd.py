@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from verifier.cli.common import TEXT, add_format
+from verifier.cli.common import TEXT, add_format, text_path_arg
 
 HELP = ("propose claims (drafts) for the checkable sentences of lessons that no claim covers, "
         "grounded in the pinned source; --write appends them to the claim files")
@@ -21,7 +21,7 @@ Runtime drafts are skeletons a person must complete (needs_person in JSON)."""
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.epilog = EPILOG
     p.formatter_class = argparse.RawDescriptionHelpFormatter
-    p.add_argument("lesson", nargs="+", metavar="LESSON",
+    p.add_argument("lesson", nargs="+", metavar="LESSON", type=text_path_arg,
                    help="a lesson file, or <course>/<path> (e.g. mujoco-atlas/docs/state-and-time.md)")
     p.add_argument("--course", help="the course of lesson files outside <course>/docs/")
     add_format(p, [TEXT, "json"], help_extra="; json prints the drafts (never writes)")
@@ -57,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
                            for d in drafts],
                "excluded": [{"lesson": n, "why": why} for n, why in excluded],
                "summary": totals}
-        print(json.dumps(doc, indent=2, ensure_ascii=False))
+        from verifier.visible import escape
+
+        print(escape(json.dumps(doc, indent=2, ensure_ascii=False)))
         return ExitCode.OK
     for name, why in excluded:
         o.note(f"{name}: not drafted ({why})")

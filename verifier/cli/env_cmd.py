@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     specs = default_env_specs(project, args.upstreams or None)
 
     if args.action == "list":
-        infos, stale = list_envs(project.store, specs)
+        infos, stale = list_envs(project.store, specs, full=args.check)
         rows = []
         code = ExitCode.OK
         for info in infos:
@@ -45,6 +45,9 @@ def run(args: argparse.Namespace) -> int:
                    "python_requirement": info.spec.python, "status": info.status,
                    "path": str(info.path), "python": info.marker.get("python"),
                    "tool": info.marker.get("tool"), "installed": info.installed}
+            if info.status == "tampered":       # changed since it was built: never used
+                row["health"] = {"ok": False, "problems": info.problems, "import_s": 0.0}
+                code = ExitCode.FINDINGS
             if args.check and info.status == "ready":
                 h = health_check(info)
                 row["health"] = h
@@ -98,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.stale and not args.upstreams:
         targets += stale
     for path in targets:
-        remove_env(path)
+        remove_env(path, project.store)
         o.say(f"removed {o.rel(path)}")
     if not targets:
         o.say("nothing to remove")

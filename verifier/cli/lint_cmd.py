@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from verifier import gcpause
-from verifier.cli.common import TEXT, add_format
+from verifier.cli.common import TEXT, add_format, text_path_arg
 
 HELP = "lint lessons: permalinks, identifiers, versions, code blocks, relative links"
 PUBLIC = ("rule", "severity", "path", "line", "message", "upstream", "target")
@@ -18,7 +18,7 @@ def formats() -> list[str]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="*", metavar="PATH",
+    p.add_argument("paths", nargs="*", metavar="PATH", type=text_path_arg,
                    help="lesson files, or <course>/<path> (default: every lesson of the "
                         "courses in pins.toml)")
     p.add_argument("--course", help="course the given paths belong to (default: from their "

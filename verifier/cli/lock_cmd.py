@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from verifier.fileio import atomic_write
+from verifier.cli.common import path_arg
+
 
 HELP = ("write pins.lock from the git tree at each pin (online or from a mirror holding the pin), "
         "or import the course's sources.json manifests")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--import", dest="manifests", metavar="PATH", type=Path, nargs="+",
+    p.add_argument("--import", dest="manifests", metavar="PATH", type=path_arg, nargs="+",
                    help="import blob manifests (course sources.json) instead of reading git")
     p.add_argument("--upstream", help="only this upstream")
     p.add_argument("--full", action="store_true",
@@ -30,14 +30,21 @@ def run(args: argparse.Namespace) -> int:
     from verifier.claims.loader import claimed_files
     from verifier.sources.needs import needed_files
 
+    from verifier.safewrite import Area
+
     project = project_from(args)
     check_upstream(project, args.upstream)
     lock = project.lock
+    # pins.lock is what this command edits: its directory is checked before the work
+    area = Area.edit(project.lock_path.parent, "pins.lock")
+    if not args.check:
+        area.preflight(files=(project.lock_path.name,))
     if args.manifests:
         for m in args.manifests:
-            lock, name, added = import_manifest(lock, project.pins, m)
+            lock, name, added = import_manifest(lock, project.pins, m,
+                                                tree_of=lambda n: project.sources.pin_tree(n)[0])
             o.say(f"imported {o.rel(m)}: {name}, {o.plural(added, 'new path')}")
-        atomic_write(project.lock_path, dump_lock(lock))
+        area.write(project.lock_path, dump_lock(lock))
         o.say(f"wrote {o.rel(project.lock_path)}")
         return ExitCode.OK
 
@@ -83,6 +90,6 @@ def run(args: argparse.Namespace) -> int:
                                    count=len(files), complete=bool(args.full), files=files)
         o.say(f"{name}: locked {o.plural(len(files), 'path')} from {tree_from}")
     if not args.check:
-        atomic_write(project.lock_path, dump_lock(Lock(upstream=new)))
+        area.write(project.lock_path, dump_lock(Lock(upstream=new)))
         o.say(f"wrote {o.rel(project.lock_path)}")
     return status

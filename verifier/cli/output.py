@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from verifier.pipeline import Progress
+from verifier.visible import INVISIBLE
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,7 +36,9 @@ if TYPE_CHECKING:
 
 Part = str | tuple[str, str]      # user text, or (text, rich style)
 
-_CTRL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+# control characters, and the invisible ones of verifier/visible.py (bidi, zero-width,
+# soft hyphen: a name must read as what it is)
+_CTRL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029" + re.escape(INVISIBLE) + "]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\x1b": "\\x1b"}
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 
 from verifier.cli.check_cmd import add_runtime, add_selection
+from verifier.cli.common import text_path_arg
 
 HELP = "run lint and the claim check, and write a verification record (json, markdown, " \
        "html, sarif, junit, github)"
@@ -40,7 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", default=["json"], type=_formats, metavar="FMT[,FMT...]",
                    help=f"output format(s): {', '.join(FORMATS)} (default json). Several, "
                         "comma-separated, need --out DIR; github annotations always go to stdout")
-    p.add_argument("--out", metavar="PATH|DIR",
+    p.add_argument("--out", metavar="PATH|DIR", type=text_path_arg,
                    help="write to this file, or into this directory (default: stdout)")
     add_selection(p)
     p.add_argument("--upstream", help="only claims about this upstream")
@@ -70,11 +71,19 @@ def run(args: argparse.Namespace) -> int:
     from verifier.cli.common import quiet
     from verifier.cli.runs import execute
     from verifier.cli.summaries import verify_line
-    from verifier.outputs import write_details, write_file, write_into
+    from verifier.outputs import (out_area, record_names, write_details, write_file,
+                                  write_into)
     from verifier.rendermemo import Renders
     from verifier.reporters import reporter
 
-    project, result = execute(args, opts)
+    areas = []
+
+    def check_out(project) -> None:       # refused or unwritable: exit 2 before the work
+        if args.out:
+            areas.append(out_area(args.out, project.protected(), directory=to_dir,
+                                  files=record_names(fmts), dirs=tuple(sorted(project.pins.course))))
+
+    project, result = execute(args, opts, before=check_out)
     report = result.report
     renders = Renders(report, project.store)
     written: list[Path] = []
@@ -84,14 +93,14 @@ def run(args: argparse.Namespace) -> int:
         elif not args.out:
             render.print_record(report, fmt, renders)
         elif to_dir:
-            written += write_into(Path(args.out), report, fmt, renders)
+            written += write_into(areas[0], report, fmt, renders)
         else:
-            written.append(write_file(Path(args.out), report, fmt, renders))
+            written.append(write_file(Path(args.out), report, fmt, renders, area=areas[0]))
         publish = getattr(reporter(fmt), "publish", None)
         if publish is not None:
             written += publish(report)
     if to_dir:
-        written.append(write_details(Path(args.out), result.details))
+        written.append(write_details(areas[0], result.details))
     if not quiet(args):
         for path in written:
             o.info(f"wrote {o.rel(path)}")

@@ -25,12 +25,13 @@ def print_json(doc) -> None:
     the same bytes as `json.dumps(doc, indent=2, ensure_ascii=False)`, without holding
     the text of a large course at once), in batches of ~64 KiB."""
     from verifier.jsontext import pieces
+    from verifier.visible import escape
 
     out = sys.stdout
     batch: list[str] = []
     size = 0
     for piece in pieces(doc):
-        batch.append(piece)
+        batch.append(escape(piece))       # invisible characters as \uXXXX: the same value
         size += len(piece)
         if size >= 1 << 16:
             out.write("".join(batch))
@@ -51,8 +52,10 @@ def print_claims_json(result: "Run", renders: "Renders") -> None:
         print_json(claims_json(result))
         return
     checks = {k: v.model_dump() for k, v in sorted(result.details.checks.items())}
+    from verifier.visible import escape
+
     text = renders.document("check-json", __name__,
-                            lambda: dumps(claims_json(result)) + "\n", extra=checks)
+                            lambda: escape(dumps(claims_json(result))) + "\n", extra=checks)
     sys.stdout.write(text)
     sys.stdout.flush()
 

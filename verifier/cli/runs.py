@@ -4,6 +4,7 @@ and logged (`verifier-crash.log` in the cache, or the temp directory)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from verifier.cli.common import project_from, quiet
@@ -13,11 +14,16 @@ if TYPE_CHECKING:
     from verifier.project import Project
 
 
-def execute(args: argparse.Namespace, opts: "RunOptions") -> "tuple[Project, Run]":
+def execute(args: argparse.Namespace, opts: "RunOptions",
+            before: "Callable[[Project], object] | None" = None) -> "tuple[Project, Run]":
+    """`before(project)`: checks made once the project is loaded and before any work (the
+    output directory a command will write into)."""
     from verifier import pipeline
     from verifier.cli.output import RichProgress
 
     project = project_from(args)
+    if before is not None:
+        before(project)
     result = pipeline.run(project, opts, RichProgress(quiet(args)))
     report_crashes(args, result)
     return project, result

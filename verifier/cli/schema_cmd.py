@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+
+from verifier.cli.common import path_arg
 
 HELP = "print the JSON Schema of the verification record (`verifier record`)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", type=Path, metavar="PATH", help="write it to this file")
+    p.add_argument("--out", type=path_arg, metavar="PATH", help="write it to this file")
 
 
 def render_schema() -> str:
@@ -24,9 +25,9 @@ def render_schema() -> str:
 def run(args: argparse.Namespace) -> int:
     text = render_schema()
     if args.out:
-        from verifier.fileio import atomic_write
+        from verifier.outputs import out_area
 
-        atomic_write(args.out, text)
+        out_area(args.out, directory=False).write(args.out, text)
     else:
         sys.stdout.write(text)
     return 0

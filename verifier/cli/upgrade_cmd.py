@@ -65,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.end()
     if args.format == "json":
-        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        from verifier.visible import escape
+
+        print(escape(json.dumps(report.to_json(), indent=2, ensure_ascii=False)))
     else:
         render(report, show_diffs=args.diffs)
     return ExitCode.FINDINGS if report.needs_review else ExitCode.OK

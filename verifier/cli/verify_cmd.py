@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from verifier.cli.check_cmd import add_runtime
+from verifier.cli.common import path_arg
 
 HELP = ("the main job: acquire sources, lint lessons, check claims, confirm them at runtime "
         "(all checks by default; a claim whose runtime check does not run stays unavailable), "
@@ -22,7 +23,7 @@ HELP = ("the main job: acquire sources, lint lessons, check claims, confirm them
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", type=Path, default=Path("out"),
+    p.add_argument("--out", type=path_arg, default=Path("out"),
                    help="directory for the records (default: ./out)")
     p.add_argument("--course", help="only this course of pins.toml")
     add_runtime(p, default="all")
@@ -41,18 +42,24 @@ def run(args: argparse.Namespace) -> int:
     from verifier.cli.common import quiet
     from verifier.cli.runs import execute
     from verifier.cli.summaries import verify_line
-    from verifier.outputs import write_details, write_into
+    from verifier.outputs import out_area, record_names, write_details, write_into
     from verifier.rendermemo import Renders
     from verifier.reporters import VERIFY_FORMATS, reporter
 
-    project, result = execute(args, opts)
+    areas = []
+
+    def check_out(project) -> None:       # refused or unwritable: exit 2 before the work
+        areas.append(out_area(args.out, project.protected(), files=record_names(VERIFY_FORMATS),
+                              dirs=tuple(sorted(project.pins.course))))
+
+    project, result = execute(args, opts, before=check_out)
     report = result.report
     render.sources_table(result.files)
     renders = Renders(report, project.store)
     written = []
     for fmt in VERIFY_FORMATS:
-        written += write_into(args.out, report, fmt, renders)
-    written.append(write_details(args.out, result.details))
+        written += write_into(areas[0], report, fmt, renders)
+    written.append(write_details(areas[0], result.details))
     if os.environ.get("GITHUB_ACTIONS") == "true":
         render.print_record(report, "github", renders)
         reporter("github").publish(report)

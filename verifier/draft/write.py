@@ -21,7 +21,6 @@ import tomlkit
 
 from verifier.draft.model import DRAFT, LessonDraft, Proposal
 from verifier.errors import ConfigError, UsageError
-from verifier.fileio import atomic_write
 from verifier.tomlerrors import read_toml
 
 if TYPE_CHECKING:
@@ -78,7 +77,10 @@ def render(proposals: list[Proposal], default_upstream: str | None) -> str:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    atomic_write(path, text)
+    """A claim file, written through the safe writer: claims/ is what drafting edits."""
+    from verifier.safewrite import Area
+
+    Area.edit(path.parent.parent, "the claim files").write(path, text)
 
 
 def append(project: "Project", draft: LessonDraft) -> tuple[Path, int]:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from verifier.errors import UsageError
 from verifier.registry import Registry, RegistryError
+from verifier.visible import escape
 
 if TYPE_CHECKING:
     from verifier.report import RunReport
@@ -75,14 +76,17 @@ def reporter(fmt: str) -> ModuleType:
 
 
 def render(report: "RunReport", fmt: str) -> str:
-    return reporter(fmt).render(report)
+    """The text of `fmt`; invisible characters (bidi, zero-width, soft hyphen) shown as
+    `\\uXXXX` in every format (`verifier/visible.py`: in JSON an escape of the same value)."""
+    return escape(reporter(fmt).render(report))
 
 
 def render_files(report: "RunReport", fmt: str) -> dict[str, str]:
-    """relative path -> text, for writing `fmt` into a directory."""
+    """relative path -> text, for writing `fmt` into a directory (escaped as `render`)."""
     mod = reporter(fmt)
     files = getattr(mod, "render_files", None)
-    return files(report) if files else {f"verification{mod.SUFFIX}": mod.render(report)}
+    got = files(report) if files else {f"verification{mod.SUFFIX}": mod.render(report)}
+    return {escape(rel): escape(text) for rel, text in got.items()}
 
 
 __all__ = ["FORMATS", "REGISTRY", "SUFFIX", "VERIFY_FORMATS", "Format", "render",

@@ -256,8 +256,11 @@ def write_step_summary(report: RunReport, path: str | None = None) -> str | None
     target = path or os.environ.get("GITHUB_STEP_SUMMARY")
     if not target:
         return None
-    with open(Path(target), "a", encoding="utf-8") as fh:
-        fh.write(step_summary(report))
+    from verifier.safewrite import Area
+
+    target_path = Path(os.path.abspath(target))    # the runner's file: appended, never replaced
+    Area.out(target_path.parent, purpose="$GITHUB_STEP_SUMMARY").append(target_path,
+                                                                        step_summary(report))
     return target
 
 

@@ -41,7 +41,9 @@ from typing import TYPE_CHECKING, Any
 
 from verifier.errors import VerifierError
 from verifier.results import ClaimResult, RuntimeResult, Verdict
-from verifier.runtime.envs import EnvSpec, RuntimeEnvError, create_env
+from verifier.runtime.envs import EnvSpec, RuntimeEnvError, create_env, use_lock
+from verifier.runtime import sandbox
+from verifier.runtime.contain import kept_value
 from verifier.runtime.runner import BatchRun, CheckSpec, compare, run_batch
 from verifier.runtime.sampling import MODES, Candidate, parse_sample, select
 
@@ -97,11 +99,20 @@ def _run_upstream(project: "Project", name: str, items: list[tuple[int, Any]],
     rec["env"] = info.path.name
     checks = [CheckSpec(name=gid, code=c.code, setup=c.setup, timeout=c.timeout)
               for _, (gid, c) in items]
-    batch: BatchRun = run_batch(info.python, spec, checks, env_dir=info.path,
-                                paths=_machine_paths(project))
+    # held shared while the batch runs: `env clean` / a rebuild wait for it (and it for
+    # them); checked again under the lock, so a batch never starts in a removed env
+    with project.store.lock(use_lock(info), shared=True):
+        try:
+            info = create_env(project.store, spec, build=False)     # still as built?
+        except RuntimeEnvError as exc:
+            return all_as("error", f"environment changed before its checks ran: {exc.render()}")
+        batch: BatchRun = run_batch(info.python, spec, checks, env_dir=info.path,
+                                    paths=_machine_paths(project),
+                                    hide=(str(project.store.root),))
     san = batch.sanitizer
     rec.update({"python": batch.python, "installed": batch.installed,
-                "import_s": batch.import_s, "wall_s": batch.wall_s})
+                "import_s": batch.import_s, "wall_s": batch.wall_s,
+                "isolation": batch.isolation})
     if batch.note:
         rec["note"] = batch.note
     for (i, (_gid, check)), run in zip(items, batch.runs, strict=True):
@@ -112,7 +123,7 @@ def _run_upstream(project: "Project", name: str, items: list[tuple[int, Any]],
             msg = None if diff is None else san.text(f"runtime value differs: {diff}")
         else:
             status, msg = run.status, run.message
-        out[i] = RuntimeResult(status=status, value=san.value(run.value),
+        out[i] = RuntimeResult(status=status, value=kept_value(san.value(run.value)),
                                expected=check.expected, duration_s=run.duration_s,
                                message=msg, stdout=run.stdout, stderr=run.stderr)
     return out, rec
@@ -244,6 +255,9 @@ def confirm(project: "Project", pairs: "list[tuple[LoadedClaim, ClaimResult]]",
                 runtime.update(got)
                 envs_rec.append(rec)
     record["environments"] = envs_rec
+    said = sandbox.note([e.get("isolation") for e in envs_rec if "isolation" in e])
+    if said and project.notify is not None:      # once per run, not once per batch
+        project.notify(said)
     counts: dict[str, int] = {}
     for i, rt in sorted(runtime.items()):
         lc, res = pairs[i]

@@ -9,10 +9,19 @@
   records are reproducible and publish nothing of the machine.
 - `kill_marked`: after a batch, any process still carrying the batch's marker
   variable is killed (a backstop to the harness's subreaper).
+- `protect_self`: before the first batch the verifier makes itself non-dumpable, so no
+  process of the same user (a check where the sandbox is not available) can read its
+  `/proc/<pid>/environ`, `cwd`, `fd` or memory.
+- `value_problem` / `bounded_text` / `kept_value`: what a batch returns is bounded -
+  a value nested deeper than `MAX_DEPTH` or larger than `MAX_VALUE` bytes of JSON is
+  refused, messages and output are cut to `MAX_MESSAGE` / `MAX_OUTPUT` characters, and
+  a record keeps at most `MAX_KEPT` bytes of a value (the comparison sees all of it).
 """
 
 from __future__ import annotations
 
+import ctypes
+import json
 import os
 import re
 import signal
@@ -28,6 +37,12 @@ EXTRA_VAR = "VERIFIER_RUNTIME_PASS_ENV"     # comma-separated names the user add
 MARKER_VAR = "VERIFIER_RT_RUN"
 
 REDACTED = "[redacted]"
+MAX_DEPTH = 64                # levels of a returned value (the harness refuses > 50)
+MAX_VALUE = 16 << 20          # bytes of a returned value's JSON (the harness's own limit)
+MAX_KEPT = 64 << 10           # bytes of a value kept in a record
+MAX_MESSAGE = 4000            # characters of a check's message
+MAX_OUTPUT = 24000            # characters of a check's stdout / stderr (harness keeps 20,000)
+_PROTECTED = []
 _SECRET_NAME = r"[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|API_?KEY|_KEY)"
 _PATTERNS = [
     # GitHub tokens: classic, OAuth, user-to-server, server-to-server, refresh; fine-grained
@@ -143,3 +158,63 @@ def kill_marked(marker: str) -> int:
             except OSError:
                 pass
     return killed
+
+
+def protect_self() -> None:
+    """Make this process non-dumpable (once): its /proc/<pid>/environ, cwd, fd, mem and
+    ptrace are then closed to every other process of the same user without
+    CAP_SYS_PTRACE - a check run where the sandbox is not available included."""
+    if _PROTECTED:
+        return
+    _PROTECTED.append(True)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(4, ctypes.c_ulong(0), 0, 0, 0)  # PR_SET_DUMPABLE
+    except (OSError, AttributeError):
+        pass
+
+
+def bounded_text(s: Any, limit: int) -> str | None:
+    """`s` as text of at most `limit` characters (head and tail, the cut said)."""
+    if s is None:
+        return None
+    if not isinstance(s, str):
+        s = str(s)
+    if len(s) <= limit:
+        return s
+    half = limit // 2
+    return f"{s[:half]}\n[... {len(s):,} characters in all; middle left out ...]\n{s[-half:]}"
+
+
+def value_problem(v: Any) -> str | None:
+    """Why a returned value is refused (nested too deeply, too large), or None."""
+    stack = [(v, 0)]
+    size = 0
+    while stack:
+        x, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"the result is nested more than {MAX_DEPTH} levels deep"
+        if isinstance(x, dict):
+            stack.extend((y, depth + 1) for y in x.values())
+            size += sum(len(str(k)) + 4 for k in x)
+        elif isinstance(x, list):
+            stack.extend((y, depth + 1) for y in x)
+            size += 2 + len(x)
+        elif isinstance(x, str):
+            size += len(x) + 2
+        else:
+            size += 24
+        if size > MAX_VALUE:
+            return f"the result is larger than {MAX_VALUE >> 20} MiB"
+    return None
+
+
+def kept_value(v: Any) -> Any:
+    """What a record keeps of a returned value: all of it up to `MAX_KEPT` bytes of JSON,
+    else a string saying how large it was with its first characters."""
+    try:
+        text = json.dumps(v, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        return "[a value that cannot be shown]"
+    if len(text) <= MAX_KEPT:
+        return v
+    return f"[a value of {len(text):,} bytes as JSON, not kept in the record; it begins: {text[:400]}]"

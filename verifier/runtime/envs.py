@@ -12,11 +12,21 @@ with ``uv`` when it is on PATH, else ``python -m venv`` + pip.  The marker file
 install) is never mistaken for a ready one; it is rebuilt instead.
 
 Before use, the installed distribution versions are compared with the pins; a
-difference is reported as ``env-mismatch``, never papered over.
+difference is reported as ``env-mismatch``, never papered over. Its files are compared
+with the digest recorded when it was built (`envdigest.py`): an environment changed
+since (a snippet that edited `mujoco/__init__.py`) is ``tampered`` and rebuilt. Nothing
+in it may change after the build: bytecode is compiled by the installer and never
+written at import (``PYTHONDONTWRITEBYTECODE``).
+
+Locks: ``env-<dir>`` (exclusive) while an environment is built; ``env-use-<dir>``,
+shared by every batch running in it and exclusive for whatever removes or rebuilds it
+(``env clean``, ``cache clean``, a rebuild), so a removal never pulls an environment
+from under a running check and a check never starts in a half-removed one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import hashlib
 import json
@@ -34,13 +44,14 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from verifier.errors import VerifierError
+from verifier.runtime import envdigest
 
 if TYPE_CHECKING:
     from verifier.cache import Store
     from verifier.pins import Upstream
 
 MARKER = ".verifier-env.json"
-ENV_SCHEMA = 1
+ENV_SCHEMA = 2        # 2: environments carry a digest of their files (envdigest.py)
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9.+!_-]+)$")
 
 # Import names that differ from the distribution name (the default is name with '-' -> '_').
@@ -127,8 +138,9 @@ class EnvSpec:
 class EnvInfo:
     spec: EnvSpec
     path: Path
-    status: str                          # ready | missing | incomplete
+    status: str                          # ready | missing | incomplete | tampered
     marker: dict = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)   # why it is tampered
 
     @property
     def python(self) -> Path:
@@ -153,7 +165,17 @@ def env_path(store: "Store", spec: EnvSpec) -> Path:
     return envs_root(store) / spec.dirname
 
 
-def inspect_env(store: "Store", spec: EnvSpec) -> EnvInfo:
+def use_lock(info_or_path: "EnvInfo | Path") -> str:
+    """The name of the lock that running in / removing an environment takes."""
+    path = info_or_path.path if isinstance(info_or_path, EnvInfo) else info_or_path
+    return f"env-use-{path.name}"
+
+
+def inspect_env(store: "Store", spec: EnvSpec, *, full: bool = False) -> EnvInfo:
+    """The environment's status; a ready one is checked against its digest (`full`:
+    every file hashed, as `env list --check` does)."""
+    from verifier.runtime import envdigest
+
     path = env_path(store, spec)
     if not path.exists():
         return EnvInfo(spec, path, "missing")
@@ -161,6 +183,9 @@ def inspect_env(store: "Store", spec: EnvSpec) -> EnvInfo:
     if not isinstance(marker, dict) or marker.get("key") != spec.key \
             or not env_python(path).exists():
         return EnvInfo(spec, path, "incomplete")
+    problems = envdigest.check(path, full=full)
+    if problems:
+        return EnvInfo(spec, path, "tampered", marker, problems)
     return EnvInfo(spec, path, "ready", marker)
 
 
@@ -330,6 +355,7 @@ def runner_env(path: Path) -> dict[str, str]:
     """Environment variables for processes running inside an upstream environment."""
     env = _clean_env()
     env["WARP_CACHE_PATH"] = str(path / ".warp-cache")   # keep Warp's kernel cache in the env
+    env["PYTHONDONTWRITEBYTECODE"] = "1"                 # the env's files never change
     env.setdefault("MPLBACKEND", "Agg")
     return env
 
@@ -349,74 +375,98 @@ def _uv() -> str | None:
 
 def create_env(store: "Store", spec: EnvSpec, *, index_url: str | None = None,
                offline: bool = False, force: bool = False, timeout: float = 1800,
-               notify=None) -> EnvInfo:
-    """Build (or reuse) the environment of `spec`. Safe against concurrent runs."""
+               notify=None, build: bool = True) -> EnvInfo:
+    """Build (or reuse) the environment of `spec`. Safe against concurrent runs.
+    `build=False`: only check that it is ready (RuntimeEnvError if not), taking no lock -
+    for a caller that holds the environment's use lock already."""
+    if not build:
+        info = inspect_env(store, spec)
+        if info.status != "ready":
+            raise RuntimeEnvError(f"the {spec.upstream} environment is {info.status}"
+                                  + (f" ({'; '.join(info.problems)})" if info.problems else ""))
+        return info
     with store.lock(f"env-{spec.dirname}"):
         info = inspect_env(store, spec)
         if info.status == "ready" and not force:
             return info
-        if not spec.requirements:
-            raise RuntimeEnvError(f"upstream {spec.upstream} has no `runtime` requirements",
-                                  key=f"upstream.{spec.upstream}.runtime")
-        if offline:
-            raise RuntimeEnvError(f"the {spec.upstream} runtime environment is not built and "
-                                  "offline mode forbids installing it",
-                                  hint="run `verifier env create` while online")
-        if info.path.exists():
-            shutil.rmtree(info.path, ignore_errors=True)
-        exe, version = find_python(spec.python, spec.upstream)
-        if notify:
-            notify(f"building the {spec.upstream} runtime environment "
-                   f"({', '.join(spec.requirements)}; Python {version}) in {info.path}")
-        log: list[str] = []
-        t0 = time.perf_counter()
-        uv = _uv()
-        env = _clean_env()
-        try:
-            if uv:
-                tool = "uv"
-                _run([uv, "venv", "--quiet", "--python", exe, str(info.path)], log, timeout, env)
-                cmd = [uv, "pip", "install", "--quiet", "--python", str(env_python(info.path))]
-                if index_url:
-                    cmd += ["--index-url", index_url]
-                _run(cmd + list(spec.requirements), log, timeout, env)
-            else:
-                tool = "venv+pip"
-                _run([exe, "-m", "venv", str(info.path)], log, timeout, env)
-                cmd = [str(env_python(info.path)), "-m", "pip", "install", "--quiet",
-                       "--no-input", "--disable-pip-version-check"]
-                if index_url:
-                    cmd += ["--index-url", index_url]
-                _run(cmd + list(spec.requirements), log, timeout, env)
-            installed = installed_versions(env_python(info.path), sorted(spec.pins))
-            problems = mismatches(spec, installed)
-            if problems:
-                raise RuntimeEnvError(f"the {spec.upstream} environment did not install the "
-                                      f"pins: {'; '.join(problems)}")
-        except BaseException:
-            shutil.rmtree(info.path, ignore_errors=True)
-            raise
-        marker = {"schema": ENV_SCHEMA, "key": spec.key, "upstream": spec.upstream,
-                  "requirements": list(spec.requirements), "python_requirement": spec.python,
-                  "python": str(version), "base_python": exe, "tool": tool,
-                  "installed": installed,
-                  "build_s": round(time.perf_counter() - t0, 1)}
-        store.write_json(info.path / MARKER, marker)   # written last: the env is complete
-        return inspect_env(store, spec)
+        if info.status == "tampered" and notify:
+            notify(f"the {spec.upstream} runtime environment was modified after it was built "
+                   f"({'; '.join(info.problems)}); rebuilding it, nothing runs in it as it is")
+        with store.lock(use_lock(info)):        # no batch runs in it while it is rebuilt
+            return _build(store, spec, info, index_url=index_url, offline=offline,
+                          timeout=timeout, notify=notify)
 
 
-def list_envs(store: "Store", specs: list[EnvSpec]) -> tuple[list[EnvInfo], list[Path]]:
+def _build(store: "Store", spec: EnvSpec, info: EnvInfo, *, index_url: str | None,
+           offline: bool, timeout: float, notify) -> EnvInfo:
+    if not spec.requirements:
+        raise RuntimeEnvError(f"upstream {spec.upstream} has no `runtime` requirements",
+                              key=f"upstream.{spec.upstream}.runtime")
+    if offline:
+        raise RuntimeEnvError(f"the {spec.upstream} runtime environment is not built and "
+                              "offline mode forbids installing it",
+                              hint="run `verifier env create` while online")
+    if info.path.exists():
+        shutil.rmtree(info.path, ignore_errors=True)
+    exe, version = find_python(spec.python, spec.upstream)
+    if notify:
+        notify(f"building the {spec.upstream} runtime environment "
+               f"({', '.join(spec.requirements)}; Python {version}) in {info.path}")
+    log: list[str] = []
+    t0 = time.perf_counter()
+    uv = _uv()
+    env = _clean_env()
+    try:
+        if uv:
+            tool = "uv"
+            _run([uv, "venv", "--quiet", "--python", exe, str(info.path)], log, timeout, env)
+            cmd = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python",
+                   str(env_python(info.path))]
+            if index_url:
+                cmd += ["--index-url", index_url]
+            _run(cmd + list(spec.requirements), log, timeout, env)
+        else:
+            tool = "venv+pip"
+            _run([exe, "-m", "venv", str(info.path)], log, timeout, env)
+            cmd = [str(env_python(info.path)), "-m", "pip", "install", "--quiet",
+                   "--no-input", "--disable-pip-version-check"]
+            if index_url:
+                cmd += ["--index-url", index_url]
+            _run(cmd + list(spec.requirements), log, timeout, env)
+        installed = installed_versions(env_python(info.path), sorted(spec.pins))
+        problems = mismatches(spec, installed)
+        if problems:
+            raise RuntimeEnvError(f"the {spec.upstream} environment did not install the "
+                                  f"pins: {'; '.join(problems)}")
+    except BaseException:
+        shutil.rmtree(info.path, ignore_errors=True)
+        raise
+    marker = {"schema": ENV_SCHEMA, "key": spec.key, "upstream": spec.upstream,
+              "requirements": list(spec.requirements), "python_requirement": spec.python,
+              "python": str(version), "base_python": exe, "tool": tool,
+              "installed": installed,
+              "build_s": round(time.perf_counter() - t0, 1)}
+    envdigest.record(info.path)                     # what later batches must find
+    store.write_json(info.path / MARKER, marker)   # written last: the env is complete
+    return inspect_env(store, spec)
+
+
+def list_envs(store: "Store", specs: list[EnvSpec], *, full: bool = False,
+              ) -> tuple[list[EnvInfo], list[Path]]:
     """The environments of `specs` and any other (stale) directories under envs/."""
-    infos = [inspect_env(store, s) for s in specs]
+    infos = [inspect_env(store, s, full=full) for s in specs]
     known = {i.path.name for i in infos}
     stale = sorted(p for p in envs_root(store).iterdir() if p.is_dir() and p.name not in known)
     return infos, stale
 
 
-def remove_env(path: Path) -> None:
-    # Remove the marker first so a half-removed directory is never taken as ready.
-    try:
-        (path / MARKER).unlink()
-    except OSError:
-        pass
-    shutil.rmtree(path, ignore_errors=True)
+def remove_env(path: Path, store: "Store | None" = None) -> None:
+    """Remove an environment; with `store`, only once no batch runs in it (its use lock,
+    exclusive: a CacheError naming the running check's process past the lock timeout)."""
+    with store.lock(use_lock(path)) if store is not None else contextlib.nullcontext():
+        # Remove the marker first so a half-removed directory is never taken as ready.
+        try:
+            (path / MARKER).unlink()
+        except OSError:
+            pass
+        shutil.rmtree(path, ignore_errors=True)

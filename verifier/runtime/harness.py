@@ -1,6 +1,6 @@
 """The program that runs INSIDE an upstream's environment (standard library only).
 
-    python -I harness.py CONFIG.json EVENT_FD PARENT_PID
+    python -I harness.py CONFIG.json EVENT_FD PARENT_PID     (0: started by jail.py)
 
 It is a small server: it imports the upstream once, then runs each check in a
 process FORKED from itself, one at a time, on the parent's command.
@@ -553,7 +553,7 @@ def main(argv):
     config_path, fd, parent = argv[1], int(argv[2]), int(argv[3])
     os.set_inheritable(fd, False)
     _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)     # the verifier died: clean up and go
-    if os.getppid() != parent:
+    if parent and os.getppid() != parent:       # 0: started by jail.py, which checked
         return 0
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _prctl(PR_SET_DUMPABLE, 0)
@@ -562,7 +562,7 @@ def main(argv):
 
     def on_term(signum, frame):
         kill_descendants(rounds=10)
-        if scratch and os.getppid() != parent:       # the verifier is gone: nobody else will
+        if scratch and parent and os.getppid() != parent:   # the verifier is gone
             shutil.rmtree(scratch[0], ignore_errors=True)
         os._exit(128 + signum)
 

@@ -17,12 +17,19 @@ Enforced here, in the verifier:
   verifier (parent-death signal) and kills what its checks left behind
   (subreaper); after the batch, the verifier also kills the session and every
   process still carrying the batch's marker variable;
+- the harness is started through `jail.py` where the machine allows (PID, mount,
+  network and user namespaces, a read-only file system but for the scratch
+  directory, a separate uid as root; `sandbox.py` plans it), so no check can see,
+  signal or read the verifier, write into the project, the cache or the
+  environment; what could not be had is reported (`BatchRun.isolation`);
 - backstop timeouts: a check's `done` must arrive by 1.5 x timeout + grace +
   10 s (the harness itself kills a stuck check at 1.5 x timeout + grace); the
   whole batch by 300 s + the sum of the check timeouts; past either the
   harness is killed and the remaining checks are `error`;
-- everything a batch returns is bounded and sanitised (`contain.Sanitizer`):
-  token-like strings redacted, machine paths replaced by placeholders.
+- everything a batch returns is bounded and sanitised (`contain.Sanitizer`,
+  `contain.bounded`): token-like strings redacted, machine paths replaced by
+  placeholders, a value nested deeper than 64 levels or larger than the result
+  limit refused, texts cut to their limits.
 """
 
 from __future__ import annotations
@@ -41,7 +48,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verifier.runtime.contain import Sanitizer, kill_marked, scrubbed_env
+from verifier.runtime import sandbox
+from verifier.runtime.contain import (MAX_MESSAGE, MAX_OUTPUT, Sanitizer, bounded_text,
+                                       kill_marked, protect_self, scrubbed_env, value_problem)
 from verifier.runtime.envs import EnvSpec
 
 HARNESS = Path(__file__).with_name("harness.py")
@@ -89,6 +98,7 @@ class BatchRun:
     exit_s: float | None = None       # from the harness's last event to the process's exit
     warmup_s: float | None = None     # the verifier's warm-up inside the harness
     sanitizer: Sanitizer = field(default_factory=Sanitizer)
+    isolation: dict | None = None     # what the sandbox achieved: {"have": [...], "missing": {...}}
 
 
 def _signal_name(code: int) -> str:
@@ -137,7 +147,7 @@ class _Channel:
                     continue
                 try:
                     ev = json.loads(line.decode("utf-8", "replace"))
-                except ValueError:
+                except (ValueError, RecursionError):
                     return line[:200].decode("utf-8", "replace")
                 return ev if isinstance(ev, dict) else line[:200].decode("utf-8", "replace")
             if self.eof:
@@ -213,11 +223,12 @@ def _kernel_cache(kept: Path, scratch: Path, *, seed: bool) -> None:
 def run_batch(python: Path, spec: EnvSpec, checks: list[CheckSpec], *,
               batch_timeout: float | None = None, env_dir: Path | None = None,
               hard_grace: float = 2.0, paths: dict[str, str] | None = None,
-              memory_mb: int | None = None) -> BatchRun:
+              memory_mb: int | None = None, hide: tuple[str, ...] = ()) -> BatchRun:
     """Run `checks` with the environment's `python`. Never raises for check failures.
 
     `paths` maps machine paths to the placeholders that replace them in kept output
-    (the scratch directory and the environment are always replaced)."""
+    (the scratch directory and the environment are always replaced); `hide`: more
+    directories the sandbox hides from the checks (the cache it runs from)."""
     t_begin = time.perf_counter()
     if batch_timeout is None:
         batch_timeout = IMPORT_ALLOWANCE + sum(c.timeout for c in checks)
@@ -238,6 +249,9 @@ def run_batch(python: Path, spec: EnvSpec, checks: list[CheckSpec], *,
             for sub in ("home", "tmp", "work", "checks"):
                 (scratch / sub).mkdir()
             _kernel_cache(env_dir / KERNEL_CACHE, scratch / "warp-cache", seed=True)
+            # the harness runs from the scratch directory: the verifier's own files (maybe
+            # under the home directory the sandbox hides) are not needed by a check
+            shutil.copyfile(HARNESS, scratch / HARNESS.name)
             config = {"modules": spec.modules, "pins": spec.pins, "warmup": spec.warmup,
                       "scratch": str(scratch / "checks"), "grace": hard_grace,
                       "memory_mb": MEMORY_MB if memory_mb is None else memory_mb}
@@ -249,7 +263,7 @@ def run_batch(python: Path, spec: EnvSpec, checks: list[CheckSpec], *,
             out.note = msg
             return out
         _drive(python, env_dir, checks, runs, out, scratch, config_file, marker, t_begin,
-               batch_timeout, hard_grace, san)
+               batch_timeout, hard_grace, san, hide)
         _kernel_cache(env_dir / KERNEL_CACHE, scratch / "warp-cache", seed=False)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -260,15 +274,23 @@ def run_batch(python: Path, spec: EnvSpec, checks: list[CheckSpec], *,
 
 def _drive(python: Path, env_dir: Path, checks: list[CheckSpec], runs: dict[int, CheckRun],
            out: BatchRun, scratch: Path, config_file: Path, marker: str, t_begin: float,
-           batch_timeout: float, hard_grace: float, san: Sanitizer) -> None:
+           batch_timeout: float, hard_grace: float, san: Sanitizer,
+           hide: tuple[str, ...] = ()) -> None:
     proc_err = scratch / "harness.err"
     rfd, wfd = os.pipe()
+    protect_self()      # nothing running as this user may read this process's memory
+    harness = [str(python), "-I", str(scratch / HARNESS.name), str(config_file), str(wfd)]
+    plan = sandbox.plan(scratch, env_dir, python, wfd, hide)
+    argv = (sandbox.command(python, plan, scratch, [*harness, "0"]) if plan is not None
+            else [*harness, str(os.getpid())])
+    if plan is None:
+        out.isolation = {"have": [], "missing": {"sandbox": sandbox.disabled_reason()}}
     with open(scratch / "harness.out", "wb") as fo, open(proc_err, "wb") as fe:
         try:
             proc = subprocess.Popen(
-                [str(python), "-I", str(HARNESS), str(config_file), str(wfd), str(os.getpid())],
-                stdin=subprocess.PIPE, stdout=fo, stderr=fe, pass_fds=(wfd,), cwd=scratch / "work",
-                env=scrubbed_env(scratch, env_dir, marker), start_new_session=True)
+                argv, stdin=subprocess.PIPE, stdout=fo, stderr=fe, pass_fds=(wfd,),
+                cwd=scratch / "work", env=scrubbed_env(scratch, env_dir, marker),
+                start_new_session=True)
         except OSError as exc:
             os.close(rfd)
             os.close(wfd)
@@ -308,7 +330,11 @@ def _drive(python: Path, env_dir: Path, checks: list[CheckSpec], runs: dict[int,
             if not isinstance(ev, dict):
                 continue                  # the harness's own start-up noise cannot forge anything
             kind = ev.get("event")
-            if kind == "versions":
+            if kind == "sandbox" and out.isolation is None:     # before any claim's code
+                out.isolation = {"have": [str(h) for h in ev.get("have") or []][:20],
+                                 "missing": {str(k): str(v)[:200] for k, v in
+                                             dict(ev.get("missing") or {}).items()}}
+            elif kind == "versions":
                 out.installed = ev.get("installed", {})
                 out.python = ev.get("python")
             elif kind == "mismatch":
@@ -368,11 +394,16 @@ def _drive(python: Path, env_dir: Path, checks: list[CheckSpec], runs: dict[int,
                 n_forged += 1
                 if len(forged) < 3:
                     forged.append(_describe(ev))
-            run = CheckRun("ok" if ev.get("status") == "ok" else "error",
-                           value=_decode_floats(ev.get("value")),
-                           message=san.text(ev.get("error")), duration_s=ev.get("duration_s"),
-                           stdout=san.text(ev.get("stdout")) or None,
-                           stderr=san.text(ev.get("stderr")) or None)
+            value = ev.get("value")
+            problem = value_problem(value)
+            run = CheckRun("ok" if ev.get("status") == "ok" and problem is None else "error",
+                           value=None if problem else _decode_floats(value),
+                           message=san.text(bounded_text(problem or ev.get("error"),
+                                                         MAX_MESSAGE)),
+                           duration_s=ev.get("duration_s")
+                           if isinstance(ev.get("duration_s"), (int, float)) else None,
+                           stdout=san.text(bounded_text(ev.get("stdout"), MAX_OUTPUT)) or None,
+                           stderr=san.text(bounded_text(ev.get("stderr"), MAX_OUTPUT)) or None)
             if forged:
                 run = CheckRun("error", message=san.text(
                     f"something other than the harness wrote to the result channel during "
@@ -397,6 +428,7 @@ def _drive(python: Path, env_dir: Path, checks: list[CheckSpec], runs: dict[int,
                 break
     finally:
         _end(proc, marker)
+        sandbox.release(plan)
         os.close(rfd)
         if t_last is not None:
             out.exit_s = round(time.perf_counter() - t_last, 4)

@@ -299,6 +299,8 @@ def run_upgrade(project: Project, upstream: str, ref: str, *, commit: str | None
                 claims: bool = True) -> UpgradeReport:
     # what the analysis reads, fingerprinted now: `--write` refuses when any of it changes
     snapshot = writer.Snapshot.take(project) if write else None
+    if write:
+        writer.preflight(project)       # an unwritable target fails now, not after the work
     up = project.pins.get(upstream)
     target = resolve_target(project, upstream, ref, commit=commit, version=version, via=via)
     new_id = target.identity
@@ -343,9 +345,6 @@ def run_upgrade(project: Project, upstream: str, ref: str, *, commit: str | None
                                             read_only=key[0] in read_only, links=links,
                                             claims=claims_by.get(key, [])))
     notes = list(cmp.notes)
-    interrupted = writer.read_journal(project)
-    if interrupted:
-        notes.append(interrupted)
     if new_id.identity == "release":
         notes.append(f"new version read from {new_id.provider} (release identity: files of "
                      "the release's wheel, no git tree); files outside the wheel are "
@@ -396,8 +395,7 @@ def _finish(report: UpgradeReport) -> UpgradeReport:
 def _write(project: Project, target: Target, up: Upstream, report: UpgradeReport,
            cited_paths: list[str], snapshot: "writer.Snapshot") -> UpgradeReport:
     """Compute every edit, check that nothing read by the analysis changed since, then
-    write: the lessons, pins.lock, and pins.toml last (the commit point), under a
-    journal that says what an interrupted write left behind (see write.py)."""
+    write the lessons, pins.lock and pins.toml as one transaction (see write.py)."""
     written: list[Written] = []
     notes = list(report.notes)
     pins_path = project.pins.path
@@ -428,11 +426,8 @@ def _write(project: Project, target: Target, up: Upstream, report: UpgradeReport
         edits.append((pins_path, new_text.encode("utf-8"), f"upstream.{up.name}: commit "
                       f"{target.upstream.commit[:7]}, version {target.upstream.version}"))
     snapshot.verify([f for f, _, _ in edits] + [pins_path, project.lock_path])
-    with writer.journal(project, up.name, up.commit, target.upstream.commit,
-                        [f for f, _, _ in edits]):
-        for file, data, what in edits:
-            snapshot.verify([file])
-            writer.write_file(file, data)
-            written.append(Written(file=str(file), what=what))
+    snapshot.verify([f for f, _, _ in edits])       # once more, just before the renames
+    writer.transaction(project, up.name, edits)     # all of them, or none
+    written.extend(Written(file=str(file), what=what) for file, _, what in edits)
     notes.extend(pin_notes)
     return report.model_copy(update={"lessons": new_lessons, "written": written, "notes": notes})

@@ -14,22 +14,17 @@ the upgrade starts and each lesson as the analysis read it; just before writing,
 every file is read again and the write is refused (ConfigError, nothing
 written) when any of them changed.
 
-Order of the writes, each one atomic (temp file + rename): the lessons, then
-pins.lock, then pins.toml, the commit point. Before the first write a journal
-`.verifier-upgrade.json` (next to pins.toml) records the upstream, both commits
-and the files to write; it is removed after pins.toml is written. An interrupt
-therefore leaves either nothing changed, or lessons citing the new commit while
-pins.toml still pins the old one with the journal saying so (`verifier upgrade`
-reports it; lint reports the links as not at the pin, VL101); re-running the same
-`upgrade --write` finishes the job."""
+The writes are one transaction of the safe writer (`verifier.safewrite.Transaction`):
+the lessons, pins.lock and pins.toml are all staged first (a read-only directory, a full
+disk or a directory in the way of pins.lock changes nothing, exit 2 naming the file),
+then renamed together with interrupts held, a failed rename rolling back the ones
+before it; a SIGKILL inside the renames is rolled back by the next command's project
+load. `preflight` checks the files' directories before the analysis starts."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,13 +32,10 @@ from typing import TYPE_CHECKING
 import tomlkit
 
 from verifier.errors import ConfigError, VerifierError
-from verifier.fileio import atomic_write
 from verifier.pins import Lock, LockedUpstream, Upstream, load_lock, load_pins
 
 if TYPE_CHECKING:
     from verifier.project import LessonDoc, Project
-
-JOURNAL = ".verifier-upgrade.json"
 
 
 def _digest(data: bytes | None) -> str | None:
@@ -98,38 +90,34 @@ class Snapshot:
                               hint="re-run `verifier upgrade ... --write` on the edited files")
 
 
-@contextlib.contextmanager
-def journal(project: "Project", upstream: str, old: str, new: str,
-            files: list[Path]) -> Iterator[None]:
-    """The journal of a write in progress (removed when every write went through)."""
+def preflight(project: "Project") -> None:
+    """Before the analysis: pins.toml's directory and each local course's lessons can
+    take a write (WriteError, exit 2, naming the directory otherwise)."""
+    from verifier.safewrite import Area
+
     assert project.pins.path is not None
-    path = project.pins.path.parent / JOURNAL
-    body = {"upstream": upstream, "from": old, "to": new,
-            "files": [str(f) for f in files],
-            "note": "`verifier upgrade --write` was interrupted: the lessons listed may cite "
-                    f"{new} while pins.toml still pins {old}; re-run the same command to "
-                    "finish, or restore the files from version control"}
-    write_file(path, (json.dumps(body, indent=2) + "\n").encode())
-    yield
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
+    Area.edit(project.pins.path.parent, "pins.toml and pins.lock").preflight(
+        files=(project.pins.path.name, project.lock_path.name))
+    for name, root in sorted(project._local_roots().items()):
+        co = project.known_checkout(name)
+        if (co is not None and not co.writable) or root.is_relative_to(project.store.root):
+            continue                    # a course read at its commit: never rewritten
+        docs = project.pins.course[name].docs
+        Area.edit(root if docs == "." else root / docs,
+                  f"the lessons of course {name}").preflight()
 
 
-def read_journal(project: "Project") -> str | None:
-    """A note about an interrupted earlier `--write`, from its journal (if any)."""
-    if project.pins.path is None:
-        return None
-    path = project.pins.path.parent / JOURNAL
-    try:
-        body = json.loads(path.read_text(encoding="utf-8"))
-        return (f"{path.name}: an earlier `upgrade --write` of {body['upstream']} from "
-                f"{str(body['from'])[:7]} to {str(body['to'])[:7]} was interrupted; lessons "
-                f"may cite {str(body['to'])[:7]} while pins.toml pins another commit: re-run "
-                "it to finish (the journal is removed when it completes)")
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError):
-        return f"{path.name}: an earlier `upgrade --write` was interrupted (unreadable journal)"
+def transaction(project: "Project", upstream: str, edits: "list[tuple[Path, bytes, str]]",
+                ) -> None:
+    """Write every edit all-or-nothing (see the module docstring)."""
+    from verifier.safewrite import Area, Transaction
+
+    assert project.pins.path is not None
+    tx = Transaction(project.pins.path.parent, f"`upgrade --write` of {upstream}")
+    for file, data, _ in edits:
+        tx.write(Area.edit(file.parent, f"`upgrade --write` ({file.name})"), file, data)
+    tx.commit()
+
 
 _URL_END = rb"(?![A-Za-z0-9\-._~%/#?=&+:@!$*,;])"
 
@@ -199,8 +187,3 @@ def rewrite_urls(data: bytes, replacements: dict[str, str]) -> tuple[bytes, dict
         return replacements[url].encode()
 
     return pat.sub(sub, data), counts
-
-
-def write_file(path: Path, data: bytes) -> None:
-    """Atomic replace next to the file (same filesystem), keeping its permissions."""
-    atomic_write(path, data)

@@ -65,8 +65,25 @@ def _string_value(node, lang: str) -> str:
     return m.group(1) if m else raw
 
 
+MAX_DEPTH = 200     # syntax nested deeper than this is compared as text (claims are untrusted)
+
+
+def too_deep(node, limit: int = MAX_DEPTH) -> bool:
+    """Whether the syntax tree below `node` is nested more than `limit` levels (iterative:
+    the walks below recurse once per level)."""
+    stack = [(node, 0)]
+    while stack:
+        n, d = stack.pop()
+        if d > limit:
+            return True
+        stack.extend((c, d + 1) for c in n.children)
+    return False
+
+
 def expr_tokens(node, lang: str, *, fold: bool, c_rules: bool) -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
+    if too_deep(node):       # one token: its text without whitespace, never a RecursionError
+        return [("op", "".join(_node_text(node).split()))]
 
     def walk(n) -> None:
         t = n.type
@@ -117,7 +134,7 @@ def parse_expression(lang: str, expr: str):
     else:
         wrapper = f"void __f(void) {{ __v = ({expr}); }}\n"
     tree = ts.parse(lang, wrapper.encode("utf-8"))
-    if tree.root_node.has_error:
+    if tree.root_node.has_error or too_deep(tree.root_node):
         return None
     found = []
 

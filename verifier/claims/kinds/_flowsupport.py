@@ -100,17 +100,12 @@ def function(claim: "Claim", src: flow.Source,
 def callee_filter(claim: "Claim"):
     """`options.callee`: regex that must fully match the callee's name or its
     whole expression (`DeclareAbstractInputPort` or `this->DeclareAbstractInputPort`)."""
-    import re
+    from verifier.claims.kinds._userregex import UserRegex
 
     pat = claim.options.get("callee")
     if pat is None:
         return lambda call: True
-    if not isinstance(pat, str):
-        raise ClaimError(f"options.callee must be a regular expression string, got {pat!r}")
-    try:
-        rx = re.compile(pat)
-    except re.error as exc:
-        raise ClaimError(f"options.callee is not a valid regular expression: {exc}") from None
+    rx = UserRegex(pat, "callee")     # under the claim's time budget
     return lambda call: bool(rx.fullmatch(call.name) or rx.fullmatch(call.callee))
 
 

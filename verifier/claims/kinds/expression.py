@@ -60,11 +60,10 @@ mean"), for bad options or ambiguity.
 
 from __future__ import annotations
 
-import re
-
 from verifier.claims.compare import close_names, same_expression
 from verifier.claims.kinds import _flowsupport as fs
 from verifier.claims.kinds.base import ClaimError, ClaimKind, Outcome
+from verifier.claims.kinds._userregex import UserRegex
 from verifier.facts import flow
 from verifier.results import Verdict
 
@@ -93,12 +92,7 @@ class ExpressionKind(ClaimKind):
             raise ClaimError(f"options.occurrence must be a non-zero integer, got {occ!r}")
         arg: int | str = 0
         if callpat is not None:
-            if not isinstance(callpat, str):
-                raise ClaimError("options.call must be a regular expression string")
-            try:
-                rx = re.compile(callpat)
-            except re.error as exc:
-                raise ClaimError(f"options.call is not a valid regular expression: {exc}") from None
+            rx = UserRegex(callpat, "call")     # under the claim's time budget
             got = fs.arg_option(claim)
             arg = 0 if got is None else got
         elif "arg" in claim.options:
