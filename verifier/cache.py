@@ -125,6 +125,22 @@ def unusable(root: Path, exc: OSError) -> CacheError:
                       hint="set VERIFIER_CACHE or --cache to a writable directory")
 
 
+def read_entry(path: Path) -> bytes:
+    """The bytes of a cache entry, read without following a link and without waiting on
+    a FIFO or device: OSError (ENOENT when absent, EINVAL when it is no regular file - the
+    caller removes such an entry, `Store._clear_non_file`)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def lock_timeout() -> float:
     raw = os.environ.get("VERIFIER_LOCK_TIMEOUT", "").strip()
     try:
@@ -295,12 +311,15 @@ class Store:
     def read_json(self, path: Path) -> Any | None:
         """JSON from the cache, or None when absent or corrupt (a corrupt entry is removed)."""
         try:
-            return json.loads(path.read_bytes())
+            return json.loads(read_entry(path))
         except FileNotFoundError:
             return None
-        except (OSError, ValueError):
-            with contextlib.suppress(OSError):
-                path.unlink()
+        except (OSError, ValueError, RecursionError):
+            # corrupt, or a directory / link / fifo where the entry goes (F3-2): removed,
+            # so the entry is built and written again (a repair, not "cache unusable")
+            if not self._clear_non_file(path):
+                with contextlib.suppress(OSError):
+                    path.unlink()
             return None
 
     @contextlib.contextmanager
@@ -456,14 +475,12 @@ class Store:
         directory/symlink/other non-file where the blob should be) is removed and noted."""
         path = self.blob_path(sha)
         try:
-            if path.is_symlink() or not path.is_file():
-                if self._clear_non_file(path):
-                    self.corrupt.append(sha)
-                return None
-            data = path.read_bytes()
+            data = read_entry(path)
         except FileNotFoundError:
             return None
         except OSError:
+            if self._clear_non_file(path):      # a link, directory or fifo where it goes
+                self.corrupt.append(sha)
             return None
         if blob_sha(data) != sha:
             self.corrupt.append(sha)

@@ -77,9 +77,9 @@ def canonical(path: str, *, prefix: bool = False) -> str:
     if nfc != fixed:
         problems.append("not in Unicode NFC form")
         fixed = nfc
-    if fixed != fixed.strip():
-        problems.append("space at either end")
-        fixed = fixed.strip()
+    if any(seg != seg.strip() for seg in fixed.split("/")):
+        problems.append("space at either end of a segment")
+        fixed = "/".join(seg.strip() for seg in fixed.split("/"))
     if fixed.startswith("/"):
         problems.append("absolute (a leading '/')")
     trailing = prefix and fixed.endswith("/")

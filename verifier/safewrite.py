@@ -68,6 +68,17 @@ class WriteError(VerifierError):
     """A file could not be written (exit 2): the path and the reason."""
 
 
+def machine_failure(exc: BaseException) -> bool:
+    """Whether `exc` is the machine refusing a write (a full, read-only or unusable cache
+    or output): it ends the run as exit 2 naming the file, even from inside a claim kind
+    or a lint rule, whose other exceptions are contained as bugs."""
+    from verifier.errors import CacheError
+
+    if isinstance(exc, (WriteError, CacheError)):
+        return True
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
+
+
 def reason(exc: OSError) -> str:
     return _REASONS.get(exc.errno or 0, exc.strerror or str(exc))
 
@@ -193,8 +204,13 @@ class Area:
                         os.close(fd)
                         raise self._fail(shown, exc) from None
                     if not self.repair:
+                        try:
+                            link = stat.S_ISLNK(os.stat(name, dir_fd=fd,
+                                                        follow_symlinks=False).st_mode)
+                        except OSError:
+                            link = exc.errno == errno.ELOOP
                         os.close(fd)
-                        kind = "a symbolic link" if exc.errno == errno.ELOOP else "not a directory"
+                        kind = "a symbolic link" if link else "not a directory"
                         raise WriteError(f"refusing to write through {shown}: it is {kind} "
                                          f"(below {self.purpose} {self.root}, every folder must "
                                          "be a real directory, so nothing is written elsewhere)"

@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from verifier.safewrite import machine_failure
 from verifier.claims import kinds as _kinds  # noqa: F401  (registers every kind)
 from verifier.claims.kinds.base import REGISTRY, CheckContext, ClaimError, SourceUnavailable
 from verifier.claims import memo
@@ -139,8 +140,8 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
     except ClaimError as exc:
         return _stale_or(lc, line, rebound, _error(lc, line, str(exc)))
     except Exception as exc:  # noqa: BLE001 - a bug in a kind must not sink the whole run
-        if os.environ.get("VERIFIER_DEBUG"):
-            raise
+        if os.environ.get("VERIFIER_DEBUG") or machine_failure(exc):
+            raise                       # a full or unusable cache: exit 2 naming the file
         crash = Crash.of(exc, stage="check", what=f"claim kind {c.kind} ({kind_cls.code})",
                          course=lc.course, lesson=lc.lesson)
         if crashes is not None:

@@ -40,6 +40,11 @@ def run(args: argparse.Namespace) -> int:
     if args.write and args.format == "json":
         raise UsageError("--format json prints drafts without writing; drop one of --write/--format json")
     project = project_from(args)
+    if args.write:          # the claim files this writes: writable, checked before drafting
+        from verifier.claims.loader import claims_root
+        from verifier.safewrite import Area
+
+        Area.edit(claims_root(project), "the claim files").preflight()
     lessons = select_lessons(project, args.lesson, args.course) or []
     drafts, excluded = draft_lessons(project, lessons)
     totals = {"lessons": len(drafts), "candidates": sum(d.candidates for d in drafts),

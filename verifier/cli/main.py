@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import importlib
 import os
 import sys
@@ -117,7 +118,9 @@ def crash_log(text: str, cache: Path | None = None) -> Path | None:
         try:
             d.mkdir(parents=True, exist_ok=True)
             path = d / "verifier-crash.log"
-            with open(path, "a", encoding="utf-8") as fh:
+            # appended, never through a planted link (the temp directory is shared)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "a", encoding="utf-8") as fh:
                 fh.write(head + text.rstrip("\n") + "\n")
             return path
         except OSError:
@@ -176,12 +179,34 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return ExitCode.OK
-    except Exception as exc:  # noqa: BLE001 - the funnel for bugs
-        import traceback
+    except OSError as exc:
+        if exc.errno not in _MACHINE:
+            return _crash(exc, args)
+        # the machine refused a write that no safe-writer area saw first (a full disk in a
+        # library's own file): a usage/environment error naming the file, not a bug
+        from verifier.safewrite import reason
 
-        log = crash_log("".join(traceback.format_exception(exc)), _cache_of(args))
-        _print_error("internal error:", f"{type(exc).__name__}: {exc}"
-                     + (f" (traceback in {log})" if log else ""))
-        if os.environ.get("VERIFIER_DEBUG"):
-            traceback.print_exc()
-        return ExitCode.INTERNAL
+        _print_error("error:", f"{exc.filename or 'a file'}: {reason(exc)}")
+        return ExitCode.USAGE
+    except Exception as exc:  # noqa: BLE001 - the funnel for bugs
+        if type(exc).__name__ == "OperationalError" and "disk is full" in str(exc):
+            _print_error("error:", f"no space left on device ({exc}); free some space or "
+                         "use --cache on a disk with room")
+            return ExitCode.USAGE
+        return _crash(exc, args)
+
+
+_MACHINE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM,
+                      errno.EFBIG, errno.EIO, errno.ENAMETOOLONG})
+
+
+def _crash(exc: BaseException, args: argparse.Namespace | None) -> int:
+    """A bug: logged with its traceback, exit 3."""
+    import traceback
+
+    log = crash_log("".join(traceback.format_exception(exc)), _cache_of(args))
+    _print_error("internal error:", f"{type(exc).__name__}: {exc}"
+                 + (f" (traceback in {log})" if log else ""))
+    if os.environ.get("VERIFIER_DEBUG"):
+        traceback.print_exc()
+    return ExitCode.INTERNAL

@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 
+from verifier.cache import read_entry
 from verifier.codeversion import code_version
 
 if TYPE_CHECKING:
@@ -192,10 +193,13 @@ class FactCache:
         self.key            # loaded before any fork (extract_files' pool inherits it)
         self._mark_used(extractor, version)
         try:
-            with open(p, "rb") as fh:
-                raw = fh.read()
+            raw = read_entry(Path(p))          # never through a link, never blocks on a fifo
+        except FileNotFoundError:
+            self.stats.misses += 1
+            return None
         except OSError:
             self.stats.misses += 1
+            self.store._clear_non_file(Path(p))      # a foreign entry: removed, rebuilt
             return None
         value = self._decode(raw, kd, p)
         if value is None:

@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from verifier.safewrite import machine_failure
 from verifier.lint.base import UNAVAILABLE, LintContext, Rule
 from verifier.lint.config import LintConfig, load_lint_config
 from verifier.results import Crash, Finding, Severity
@@ -51,8 +52,8 @@ def _run_rule(rule: Rule, ctx: LintContext, doc: "LessonDoc", lesson,
     try:
         return list(rule.check(ctx, doc, lesson))
     except Exception as exc:  # noqa: BLE001 - a bug in a rule must not sink the whole run
-        if os.environ.get("VERIFIER_DEBUG"):
-            raise
+        if os.environ.get("VERIFIER_DEBUG") or machine_failure(exc):
+            raise                       # a full or unusable cache: exit 2 naming the file
         crash = Crash.of(exc, stage="lint", what=f"lint rule {rule.name} ({rule.code})",
                          course=doc.course, lesson=doc.path)
         if crashes is not None:

@@ -403,8 +403,10 @@ def _build(store: "Store", spec: EnvSpec, info: EnvInfo, *, index_url: str | Non
         raise RuntimeEnvError(f"upstream {spec.upstream} has no `runtime` requirements",
                               key=f"upstream.{spec.upstream}.runtime")
     if offline:
-        raise RuntimeEnvError(f"the {spec.upstream} runtime environment is not built and "
-                              "offline mode forbids installing it",
+        state = ("was modified after it was built (" + "; ".join(info.problems) + ")"
+                 if info.status == "tampered" else "is not built")
+        raise RuntimeEnvError(f"the {spec.upstream} runtime environment {state} and offline "
+                              "mode forbids installing it",
                               hint="run `verifier env create` while online")
     if info.path.exists():
         shutil.rmtree(info.path, ignore_errors=True)

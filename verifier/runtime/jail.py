@@ -229,40 +229,51 @@ def _inside(plan, report, have, missing, as_root):
     report(have, missing)
 
 
-def main(argv):
-    sep = argv.index("--")
-    with open(argv[1], encoding="utf-8") as fh:
-        plan = json.load(fh)
-    cmd = argv[sep + 1:]
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)   # the verifier died: end the batch
-    if plan.get("parent") and os.getppid() != plan["parent"]:
-        return 0                                # the verifier is gone already
-    fd = int(plan["event_fd"])
-
-    def report(have, missing):
-        line = json.dumps({"event": "sandbox", "have": have, "missing": missing}) + "\n"
+def _wait(pid):
+    """Wait for `pid` with SIGTERM/SIGINT/SIGHUP passed on to it; its wait status."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda s, f: os.kill(pid, s))
+    while True:
         try:
-            os.write(fd, line.encode())
-        except OSError:
-            pass
+            return os.waitpid(pid, 0)[1]
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            return 1 << 8
 
+
+def _exit_as(status):
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+
+def _separate_user(plan, have, missing):
+    """As root without namespaces: the harness runs as a separate uid all the same."""
+    try:
+        _chown_tree(plan["scratch"], plan["uid"])
+        os.setgroups([])
+        os.setgid(plan["uid"])
+        os.setuid(plan["uid"])
+        have.append("user %d" % plan["uid"])
+    except OSError as exc:
+        missing["separate user"] = str(exc)
+
+
+def _confine(plan, cmd, report):
+    """The launcher's child: unshare, then fork the harness's process as the init of
+    the new PID namespace (or exec it as it is when the machine refuses)."""
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     have, missing = [], {}
     as_root = os.geteuid() == 0
     flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | (0 if as_root else CLONE_NEWUSER)
     uid, gid = os.geteuid(), os.getegid()
     if libc.unshare(flags) != 0:
-        err = _err("unshare")
-        if as_root and plan.get("uid"):         # no namespaces: a separate user still helps
-            try:
-                _chown_tree(plan["scratch"], plan["uid"])
-                os.setgroups([])
-                os.setgid(plan["uid"])
-                os.setuid(plan["uid"])
-                have.append("user %d" % plan["uid"])
-            except OSError as exc:
-                missing["separate user"] = str(exc)
-            libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-        missing["namespaces"] = err
+        missing["namespaces"] = _err("unshare")
+        if as_root and plan.get("uid"):
+            _separate_user(plan, have, missing)
+        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
         report(have, missing)
         os.execv(cmd[0], cmd)
     have.extend(["mount", "net"])
@@ -285,24 +296,40 @@ def main(argv):
             os.execv(cmd[0], cmd)
         finally:
             os._exit(127)
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda s, f: os.kill(pid, s))
-    os.close(fd)
-    while True:
+    _exit_as(_wait(pid))
+
+
+def main(argv):
+    """The launcher stays in the verifier's namespaces: when the verifier dies it removes
+    the batch's scratch directory, which only it can still see as it is."""
+    sep = argv.index("--")
+    with open(argv[1], encoding="utf-8") as fh:
+        plan = json.load(fh)
+    cmd = argv[sep + 1:]
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)   # the verifier died: end the batch
+    if plan.get("parent") and os.getppid() != plan["parent"]:
+        return 0                                # the verifier is gone already
+    fd = int(plan["event_fd"])
+
+    def report(have, missing):
+        line = json.dumps({"event": "sandbox", "have": have, "missing": missing}) + "\n"
         try:
-            _, status = os.waitpid(pid, 0)
-            break
-        except InterruptedError:
-            continue
-        except ChildProcessError:
-            return 1
+            os.write(fd, line.encode())
+        except OSError:
+            pass
+
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _confine(plan, cmd, report)
+        finally:
+            os._exit(127)
+    os.close(fd)
+    status = _wait(pid)
     if plan.get("parent") and os.getppid() != plan["parent"]:
         import shutil                       # the verifier died: nobody else removes it
         shutil.rmtree(plan["scratch"], ignore_errors=True)
-    if os.WIFSIGNALED(status):
-        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
-        os.kill(os.getpid(), os.WTERMSIG(status))
-    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
+    _exit_as(status)
 
 
 if __name__ == "__main__":
