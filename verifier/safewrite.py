@@ -313,7 +313,17 @@ class Area:
         """Before the work: the root exists (or is made) and takes a probe write of a few
         KiB, none of `files` (relative paths about to be written) is a directory, and none
         of `dirs` (folders about to be written into) is a symbolic link."""
-        fd = self.open_dir([])
+        base = self.real_root        # probed where it is, or in what would hold it (no
+        while not base.exists():     # directory is made before the work needs one)
+            if base.is_symlink() or base == base.parent:
+                break
+            base = base.parent
+        if not base.is_dir():
+            raise self._fail(self.root, OSError(errno.ENOTDIR, "not a directory", str(base)))
+        try:
+            fd = os.open(base, _DIR)
+        except OSError as exc:
+            raise self._fail(self.root, exc) from None
         try:
             tmp = stage_file(fd, "probe", b"\0" * 4096, True, 0o600)
             os.unlink(tmp, dir_fd=fd)

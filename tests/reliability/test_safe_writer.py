@@ -95,6 +95,7 @@ def test_a_directory_where_a_record_goes_is_refused_before_the_work_f5_8(s, tmp_
 def test_read_only_or_full_out_is_exit_2_before_the_work_f5_6_f5_9(s, tmp_path, monkeypatch,
                                                                    capsys, code, words):
     out = tmp_path / "out"
+    out.mkdir()                   # it exists and cannot take a write
     real = safewrite.stage_file
 
     def stage(fd, name, *a, **k):
