@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 JAIL = Path(__file__).with_name("jail.py")
@@ -70,6 +71,7 @@ def _free_uid() -> int:
 
 
 _TAKEN: set[int] = set()
+_LOCK = threading.Lock()
 
 
 def plan(scratch: Path, env_dir: Path, python: Path, event_fd: int,
@@ -86,10 +88,11 @@ def plan(scratch: Path, env_dir: Path, python: Path, event_fd: int,
     keep = sorted({os.path.realpath(env_dir), *_prefix_of(python)})
     uid = None
     if os.geteuid() == 0:
-        uid = _free_uid()
-        while uid in _TAKEN:
-            uid += 1
-        _TAKEN.add(uid)
+        with _LOCK:                 # batches of several upstreams are planned side by side
+            uid = _free_uid()
+            while uid in _TAKEN:
+                uid += 1
+            _TAKEN.add(uid)
     return {"scratch": os.path.realpath(scratch), "keep": keep,
             "hide": [h for h in dict.fromkeys(hide) if h and h != "/"],
             "uid": uid, "parent": os.getpid(), "event_fd": event_fd}
@@ -103,7 +106,8 @@ def command(python: Path, plan_: dict, scratch: Path, harness: list[str]) -> lis
 
 def release(plan_: dict | None) -> None:
     if plan_ and plan_.get("uid"):
-        _TAKEN.discard(plan_["uid"])
+        with _LOCK:
+            _TAKEN.discard(plan_["uid"])
 
 
 # what each protection stops, for the note
