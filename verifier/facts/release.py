@@ -232,6 +232,7 @@ def ready_env(project: "Project", upstream: str) -> EnvHandle | None:
             env = {k: v for k, v in os.environ.items()
                    if not k.startswith(("PYTHON", "VIRTUAL_ENV", "CONDA"))}
             env["WARP_CACHE_PATH"] = str(d / ".warp-cache")   # as the runtime runner does
+            env["PYTHONDONTWRITEBYTECODE"] = "1"   # the environment never changes (its digest)
             env.setdefault("MPLBACKEND", "Agg")
             return EnvHandle(python=python, key=str(marker["key"]), roots=roots, env=env,
                              label=f"runtime env {d.name}")

@@ -171,9 +171,11 @@ def use_lock(info_or_path: "EnvInfo | Path") -> str:
     return f"env-use-{path.name}"
 
 
-def inspect_env(store: "Store", spec: EnvSpec, *, full: bool = False) -> EnvInfo:
+def inspect_env(store: "Store", spec: EnvSpec, *, full: bool = False,
+                reuse: bool = False) -> EnvInfo:
     """The environment's status; a ready one is checked against its digest (`full`:
-    every file hashed, as `env list --check` does)."""
+    every file hashed, as `env list --check` does; `reuse`: not walked again when this
+    process found it as built already - never so right before a batch)."""
     from verifier.runtime import envdigest
 
     path = env_path(store, spec)
@@ -183,7 +185,7 @@ def inspect_env(store: "Store", spec: EnvSpec, *, full: bool = False) -> EnvInfo
     if not isinstance(marker, dict) or marker.get("key") != spec.key \
             or not env_python(path).exists():
         return EnvInfo(spec, path, "incomplete")
-    problems = envdigest.check(path, full=full)
+    problems = envdigest.check(path, full=full, reuse=reuse)
     if problems:
         return EnvInfo(spec, path, "tampered", marker, problems)
     return EnvInfo(spec, path, "ready", marker)
@@ -386,7 +388,7 @@ def create_env(store: "Store", spec: EnvSpec, *, index_url: str | None = None,
                                   + (f" ({'; '.join(info.problems)})" if info.problems else ""))
         return info
     with store.lock(f"env-{spec.dirname}"):
-        info = inspect_env(store, spec)
+        info = inspect_env(store, spec, reuse=True)
         if info.status == "ready" and not force:
             return info
         if info.status == "tampered" and notify:
