@@ -25,9 +25,16 @@ def render_schema() -> str:
 def run(args: argparse.Namespace) -> int:
     text = render_schema()
     if args.out:
+        from verifier.errors import VerifierError
         from verifier.outputs import out_area
 
-        out_area(args.out, directory=False).write(args.out, text)
+        try:        # a project here: the schema is never written over its lessons or pins
+            from verifier.cli.common import project_from
+
+            protected = project_from(args).protected()
+        except VerifierError:
+            protected = []
+        out_area(args.out, protected, directory=False).write(args.out, text)
     else:
         sys.stdout.write(text)
     return 0
