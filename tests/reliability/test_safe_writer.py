@@ -153,7 +153,7 @@ def test_every_file_write_of_the_tool_goes_through_the_safe_writer():
     runtime's private scratch directory and environments (pip and the harness), the
     benchmark's scratch, and subprocess helpers in their own temp directories."""
     allowed = {
-        "safewrite.py": "the writer", "fileio.py": "the atomic primitive (unused elsewhere)",
+        "safewrite.py": "the writer",
         "cache.py": "stream of a blob into tmp/ before `Area.place`; lock files (O_NOFOLLOW)",
         "runtime/runner.py": "the batch's private scratch directory (mkdtemp)",
         "runtime/harness.py": "inside the sandbox: per-check scratch", "runtime/jail.py":

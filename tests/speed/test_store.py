@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from verifier import fileio, safewrite
+from verifier import safewrite
 from verifier.cache import BY_NAME, SECTIONS, STALE_TMP_S, Store
 from verifier.cli.main import main
 from verifier.errors import CacheError
-from verifier.fileio import atomic_write
 
 PKG = Path(__file__).resolve().parents[2] / "verifier"
 
@@ -98,14 +97,15 @@ def test_gc_removes_what_is_not_live_and_stale_staging(tmp_path):
 # ---------------------------------------------------------------- atomic writes
 
 
-def test_atomic_write_mode_follows_umask_or_the_existing_file(tmp_path):
+def test_safe_write_mode_follows_umask_or_the_existing_file(tmp_path):
+    area = safewrite.Area.edit(tmp_path, "test")
     old = os.umask(0o027)
     try:
-        atomic_write(tmp_path / "new", b"a")
+        area.write(tmp_path / "new", b"a")
         assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o640
         (tmp_path / "kept").write_bytes(b"")
         os.chmod(tmp_path / "kept", 0o604)
-        atomic_write(tmp_path / "kept", "b")
+        area.write(tmp_path / "kept", "b")
         assert stat.S_IMODE((tmp_path / "kept").stat().st_mode) == 0o604
         assert (tmp_path / "kept").read_bytes() == b"b"
     finally:
@@ -113,18 +113,19 @@ def test_atomic_write_mode_follows_umask_or_the_existing_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept", "new"]   # no temp left
 
 
-def test_atomic_write_restages_next_to_the_file_across_filesystems(tmp_path, monkeypatch):
+def test_safe_write_restages_next_to_the_file_across_filesystems(tmp_path, monkeypatch):
     stage, dest = tmp_path / "stage", tmp_path / "out" / "pins.lock"
     stage.mkdir()
     real = os.replace
 
-    def replace(src, dst):
-        if Path(src).parent == stage:
+    def replace(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
+        if src_dir_fd is not None and os.path.realpath(f"/proc/self/fd/{src_dir_fd}") == str(stage):
             raise OSError(errno.EXDEV, "Invalid cross-device link")
-        return real(src, dst)
+        return real(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
 
-    monkeypatch.setattr(fileio.os, "replace", replace)
-    atomic_write(dest, b"lock\n", stage_dir=stage)
+    monkeypatch.setattr(safewrite.os, "replace", replace)
+    safewrite.Area.edit(tmp_path, "test").write(dest, b"lock\n",
+                                                stage=safewrite.Area.edit(stage, "stage"))
     assert dest.read_bytes() == b"lock\n" and list(stage.iterdir()) == []
 
 
