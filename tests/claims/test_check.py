@@ -9,7 +9,8 @@ import pytest
 
 from tests.claims.simx_project import HEADER, claim, simx  # noqa: F401 (fixture)
 from tests.helpers_upstream import UpstreamSpec, make_wheel, place_wheel_in_cache, write_pins
-from verifier.claims.check import locate, run_check
+from verifier.claims.check import run_check
+from verifier.claims.sentences import locate
 from verifier.claims.kinds.base import REGISTRY, ClaimKind, Outcome
 from verifier.claims.loader import load_claims
 from verifier.cli.main import main

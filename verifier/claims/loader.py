@@ -46,6 +46,7 @@ class LoadedClaim:
     problem: str | None = None    # set when the claim table itself is invalid
     notation: Notation = Notation()   # the course's notation with the file's on top
     blob: str | None = None       # git blob of the claim file's text (claims/filememo.py)
+    negated: bool = False         # derived from an edited sentence whose polarity flipped
 
     @property
     def where(self) -> str:

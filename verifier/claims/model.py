@@ -73,6 +73,24 @@ class RuntimeCheck(Record):
         return data
 
 
+class SaysSpan(Record):
+    """One span of a claim's sentence with the reader that reads it
+    (verifier/claims/says.py); a bare string in `says` has its reader inferred."""
+
+    text: str = Field(min_length=1, max_length=200)
+    read: Literal["number", "name", "names", "polarity", "literal"] | None = None
+
+    @model_validator(mode="after")
+    def _reads(self) -> "SaysSpan":
+        from verifier.claims.says import plain, read_as
+
+        if not plain(self.text):
+            raise ValueError("`text` must hold the words of the sentence")
+        if self.read is not None and read_as(self.read, self.text) is None:
+            raise ValueError(f"{self.text!r} does not read as a {self.read}")
+        return self
+
+
 class Claim(Record):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
     fragment: str = Field(min_length=3, max_length=120)
@@ -87,6 +105,22 @@ class Claim(Record):
     # "draft": proposed by `verifier draft`, not reviewed by a person yet (check reports
     # it apart and never counts it as reviewed; see docs/claims/README.md)
     review: Literal["draft"] | None = None
+    # the literal spans of the sentence that carry the claim's assertion (verifier/claims/
+    # says.py): `expected` is derived from them at every check; or why it cannot be
+    says: list[str | SaysSpan] | None = Field(default=None, max_length=64)
+    paraphrase: str | None = Field(default=None, min_length=3, max_length=2000)
+
+    @field_validator("says")
+    @classmethod
+    def _spans(cls, v: list | None) -> list | None:
+        if v is None:
+            return v
+        from verifier.claims.says import plain
+
+        for entry in v:
+            if isinstance(entry, str) and (not plain(entry) or len(entry) > 200):
+                raise ValueError("each span must hold 1-200 characters of the sentence")
+        return v
 
     @field_validator("fragment")
     @classmethod

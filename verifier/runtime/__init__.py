@@ -133,8 +133,16 @@ def _machine_paths(project: "Project") -> dict[str, str]:
     return paths
 
 
-def _merge(res: ClaimResult, kind: str, rt: RuntimeResult) -> ClaimResult:
+def _merge(res: ClaimResult, kind: str, rt: RuntimeResult, negated: bool = False) -> ClaimResult:
     update: dict[str, Any] = {"runtime": rt}
+    if negated and rt.status in ("confirmed", "refuted"):
+        # the claim was derived from an edited sentence that negates what was reviewed:
+        # the runtime's answer to the reviewed assertion decides the negated one
+        was = rt.status
+        rt = rt.model_copy(update={
+            "status": "refuted" if was == "confirmed" else "confirmed",
+            "message": f"runtime {was} the reviewed assertion, which the edited sentence "
+                       "now negates" + (f" ({rt.message})" if rt.message else "")})
     if res.verdict in (Verdict.ERROR, Verdict.STALE):
         # the claim itself is broken, or its fragment left the lesson: the runtime
         # result says nothing about the lesson as it is now
@@ -247,7 +255,7 @@ def confirm(project: "Project", pairs: "list[tuple[LoadedClaim, ClaimResult]]",
     counts: dict[str, int] = {}
     for i, rt in sorted(runtime.items()):
         lc, res = pairs[i]
-        results[i] = _merge(res, lc.claim.kind, rt)
+        results[i] = _merge(res, lc.claim.kind, rt, getattr(lc, "negated", False))
         counts[rt.status] = counts.get(rt.status, 0) + 1
     record["outcomes"] = dict(sorted(counts.items()))
     return results, record
