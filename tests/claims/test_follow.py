@@ -186,3 +186,34 @@ def test_runtime_negation_is_merged_as_a_refutation():
     got = _merge(res, "runtime", rt, negated=True)
     assert got.verdict is Verdict.DIVERGED and "now negates" in got.message
     assert got.runtime.status == "confirmed"        # what ran is reported as it ran
+
+
+def test_a_negation_turned_in_another_clause_is_a_warning_on_the_line(sx):
+    # the claim checks `sxNPART` 是 5; the same sentence's other clause loses its "不"
+    f = _lesson(sx)
+    f.write_text(f.read_text().replace("`sxNPART` 是 5。", "`sxNPART` 是 5，不是 6。"))
+    _setup(sx, "enum-value")
+    f.write_text(f.read_text().replace("`sxNPART` 是 5，不是 6。", "`sxNPART` 是 5，是 6。"))
+    from verifier.claims.check import check_claims
+
+    found: list = []
+    pairs = check_claims(sx.project, findings=found)
+    assert [r.verdict.value for _, r in pairs] == ["verified"]
+    turned = [x for x in found if x.rule == "sentence-turned"]
+    assert len(turned) == 1 and turned[0].line == 5 and turned[0].severity.value == "warning"
+    assert "“不是” removed" in turned[0].message and "demo-atlas/lesson/c" in turned[0].message
+
+
+def test_a_paraphrase_claim_is_negated_by_a_flip_in_its_clause(sx):
+    sx.write('[[claim]]\nid = "c"\nfragment = "The Python binding has no"\nkind = "symbol"\n'
+             'path = "bindings/pysimx/systems/sensors_py_gyro.cc"\n'
+             'symbol = "GyroProbe.AddToDiagram"\nexpected = false\nparaphrase = "a test"\n\n')
+    assert not rebind(sx.project, None).refused
+    f = _lesson(sx)
+    f.write_text(f.read_text().replace("has no `AddToDiagram`", "has `AddToDiagram`"))
+    r = sx.check(sx.claim_file.read_text().split("\n\n", 1)[1])["c"]
+    assert r.verdict.value == "diverged" and "negated" in r.message, r.message
+    # an edit of a paraphrase claim's sentence that is no flip: stale, a person looks
+    f.write_text(f.read_text().replace("has `AddToDiagram`", "has no `AddToDiagramX`"))
+    r = sx.check(sx.claim_file.read_text().split("\n\n", 1)[1])["c"]
+    assert r.verdict.value == "stale", r.message

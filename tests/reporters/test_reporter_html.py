@@ -195,7 +195,7 @@ def test_lesson_pane_has_no_raw_markdown(page, record):
         if not x.sentence:
             continue
         block = card(page, claim_anchor(c))
-        pane = block[block.index('<p class="sentence">'):]
+        pane = block[block.index('<p class="sentence"'):]
         pane = pane[:pane.index("</p>")]
         assert "`" not in pane and "**" not in pane and not pane.startswith(
             '<p class="sentence">#')

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from verifier.claims.follow import Followed, follow, relocate, reviewed_view
+from verifier.claims.follow import Followed, follow, relocate, reviewed_view, sentence_flips
 from verifier.claims.model import Claim
 from verifier.claims.says import Polarity, Span, reader_of, show, spans_of
 from verifier.claims.sentences import (_plain_fragment, lesson_sentences, locate,
@@ -49,6 +49,7 @@ class Bound:
     note: str | None = None         # what following the sentence found (for the message)
     edit: SentenceEdit | None = None
     problem: str | None = None      # the claim's `says` cannot be what its sentence says
+    turned: list[str] | None = None  # the sentence's polarity flipped outside the claim's clause
 
 
 def span_problems(claim: Claim, spans: list[Span], sentence: str) -> str | None:
@@ -122,6 +123,14 @@ def bind_claim(lc: "LoadedClaim", lesson: "LessonDoc", bindings: "Bindings | Non
     moved = (f"its fragment {c.fragment!r} was edited; the claim follows the sentence at line "
              f"{line}; " if relocated else "")
     if not spans or not entry.spans:
+        if not spans and entry.line is not None:
+            # no words to follow, but the clause's polarity still is the claim's
+            f = follow(entry, [], sentence, frag)
+            if f.negated:
+                return Bound(dataclasses.replace(lc, negated=True), line, sentence, "derived",
+                             note=f"{moved}the sentence was edited since review "
+                                  f"({'; '.join(f.flip_words)}): checked as it reads now (its "
+                                  "assertion negated)", edit=_edit(entry, sentence, f, True))
         why = ("the claim names no `says` spans to follow" if not spans else
                "claims.lock keeps no spans for it (bound before `says`)")
         return Bound(lc, line, sentence, "stale", edit=_edit(entry, sentence, None),
@@ -139,7 +148,9 @@ def bind_claim(lc: "LoadedClaim", lesson: "LessonDoc", bindings: "Bindings | Non
         note = (f"{moved}sentence edited since review outside what this claim checks (its spans "
                 "read the same)" + (f"; polarity words changed but cancel out: "
                                     f"{', '.join(f.flip_words)}" if f.flip_words else ""))
-        return Bound(lc, line, sentence, "outside", note=note, edit=_edit(entry, sentence, f))
+        n, why = sentence_flips(entry, sentence)
+        return Bound(lc, line, sentence, "outside", note=note, edit=_edit(entry, sentence, f),
+                     turned=why if n % 2 else None)
     data = c.model_dump()
     changes = [(e.old_reading, e.new_reading, bind(e.old_reading, data)) for e in f.changed]
     new = derive(data, changes)

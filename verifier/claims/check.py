@@ -286,9 +286,12 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
     bindings = load_bindings(claims_root(project), project.store)
     uses: dict[str, list[str]] = {}    # claim id -> keys of the notation entries it needed
 
+    turned: list[tuple["LessonDoc", Bound]] = []
+
     def check_all() -> tuple[list, list[Crash]]:
         got, caught = [], []
         uses.clear()
+        turned.clear()
         files = FileMemo(project, bindings)
         groups = _by_file(loaded)
         files.expect(len(groups))
@@ -297,6 +300,7 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
             bounds = _bound(group, lesson, bindings, project)
             if bounds is not None:     # the lesson changed since review: what it says now
                 group = [b.lc for b in bounds]
+                turned.extend((lesson, b) for b in bounds if b.turned)
 
             def compute(group=group, lesson=lesson, bounds=bounds):
                 before, own = len(caught), {}
@@ -322,7 +326,39 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
     if findings is not None:
         findings.extend(notation_findings(pairs, uses, complete=upstream is None
                                           and lessons is None and kinds is None))
+        findings.extend(turned_findings(turned))
     return pairs
+
+
+TURNED = "sentence-turned"
+TURNED_CODE = "VC151"
+
+
+def turned_findings(turned: list[tuple["LessonDoc", Bound]]) -> list:
+    """`sentence-turned` warnings: a reviewed sentence whose polarity flipped outside
+    what its claims check (a negation word gained or lost, a pair word swapped in
+    another clause): the claims still hold, but the sentence now says the opposite of
+    what was reviewed somewhere; one warning per lesson line."""
+    from verifier.results import Finding, Severity
+
+    by_line: dict[tuple[str, str, int], list[Bound]] = {}
+    docs = {}
+    for doc, b in turned:
+        key = (doc.course, doc.path, b.line or 1)
+        by_line.setdefault(key, []).append(b)
+        docs[key] = doc
+    out = []
+    for key, bs in sorted(by_line.items()):
+        doc = docs[key]
+        why = sorted({w for b in bs for w in (b.turned or [])})
+        ids = ", ".join(sorted(b.lc.gid for b in bs))
+        out.append(Finding(rule=TURNED, code=TURNED_CODE, severity=Severity.WARNING,
+                           path=doc.path, course=doc.course, line=key[2],
+                           message=f"the sentence was edited since review and now says the "
+                                   f"opposite somewhere outside what its claims check "
+                                   f"({'; '.join(why)}); re-check it against the source "
+                                   f"(claims on it: {ids})", target=why[0] if why else None))
+    return out
 
 
 def _bound(group: list[LoadedClaim], lesson: "LessonDoc | None", bindings: Bindings,

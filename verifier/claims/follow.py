@@ -28,8 +28,8 @@ import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from verifier.claims.says import (Polarity, Reading, Span, flips, polarity_counts, read_as,
-                                  read_polarity, reader_of)
+from verifier.claims.says import (Number, Polarity, Reading, Span, flips, polarity_counts,
+                                  read_as, read_polarity, reader_of)
 
 CONTEXT = 16          # characters of the sentence kept on each side of a span
 _CLAUSE = re.compile(r"[，；：。！？|]|[,;:](?=\s)|(?<=[^\d])\.(?=\s|$)")
@@ -46,6 +46,11 @@ class Reviewed:
     line: int | None = None                         # lesson line at review
     lesson: str | None = None                       # git blob of the lesson text at review
     note: str | None = None                         # the reviewer's note (`rebind --force`)
+    swords: tuple[tuple[str, int], ...] | None = None   # ... of the whole sentence (None: = words)
+
+    @property
+    def sentence_words(self) -> tuple[tuple[str, int], ...]:
+        return self.words if self.swords is None else self.swords
 
     @property
     def has_spans(self) -> bool:
@@ -129,15 +134,26 @@ def review(sentence: str, fragment: str, spans: list[Span], sentence_hash: str,
         lo, hi = 0, len(sentence)
     a, b = clause_bounds(sentence, lo, hi)
     words = tuple(sorted(polarity_counts(sentence[a:b]).items()))
-    return Reviewed(sentence_hash, tuple(rows), words, line, lesson_blob), problems
+    swords = tuple(sorted(polarity_counts(sentence).items()))
+    return Reviewed(sentence_hash, tuple(rows), words, line, lesson_blob, None,
+                    None if swords == words else swords), problems
+
+
+def sentence_flips(reviewed: Reviewed, sentence: str) -> tuple[int, list[str]]:
+    """Polarity flips of the whole sentence since review (for an edit outside the claim's
+    clause: another statement of its sentence turned around)."""
+    return flips(dict(reviewed.sentence_words), polarity_counts(sentence))
 
 
 # ------------------------------------------------------------------ at check
 
-def _glued(text: str, i: int) -> bool:
+def _glued(text: str, i: int, dots: bool) -> bool:
     """Whether text[i-1] and text[i] belong to one word (a `.` only between word
-    characters: `0.002`, `data.qpos`, not a full stop)."""
+    characters, and only for a span that has one or is a number: `0.002`, `data.qpos`,
+    not a full stop, and not the qualifier of a span that named only `body_index`)."""
     x, y = text[i - 1], text[i]
+    if not dots and "." in (x, y):
+        return False
     if x == "." and i >= 2:
         return bool(_WORD.match(text[i - 2])) and bool(_WORD.match(y))
     if y == "." and i + 1 < len(text):
@@ -145,11 +161,11 @@ def _glued(text: str, i: int) -> bool:
     return bool(_WORD.match(x)) and bool(_WORD.match(y))
 
 
-def _extend(text: str, a: int, b: int) -> tuple[int, int]:
+def _extend(text: str, a: int, b: int, dots: bool) -> tuple[int, int]:
     """[a, b) widened to whole words: an edit next to a span belongs to it."""
-    while 0 < a < len(text) and _glued(text, a):
+    while 0 < a < len(text) and _glued(text, a, dots):
         a -= 1
-    while 0 < b < len(text) and _glued(text, b):
+    while 0 < b < len(text) and _glued(text, b, dots):
         b += 1
     return a, b
 
@@ -239,21 +255,37 @@ def align(left: str, span: str, right: str, sentence: str, near: int = 0
     return start, end
 
 
+def fragment_region(fragment: str, sentence: str) -> tuple[int, int]:
+    """Where the fragment stands in the sentence, or where most of it does when it was
+    edited (the matched characters' extent), else (-1, -1)."""
+    at = sentence.find(fragment)
+    if at >= 0:
+        return at, at + len(fragment)
+    blocks = [b for b in SequenceMatcher(None, fragment, sentence, autojunk=False)
+              .get_matching_blocks() if b.size >= 2]
+    if not blocks or sum(b.size for b in blocks) < 0.6 * len(fragment):
+        return -1, -1
+    return blocks[0].b, blocks[-1].b + blocks[-1].size
+
+
 def follow(reviewed: Reviewed, spans: list[Span], sentence: str, fragment: str) -> Followed:
     """What the sentence says now where the reviewed claim's spans were."""
     out = Followed()
     lo, hi = len(sentence), 0
-    frag_at = sentence.find(fragment)
+    frag_at, frag_end = fragment_region(fragment, sentence)
     if frag_at >= 0:
-        lo, hi = frag_at, frag_at + len(fragment)
+        lo, hi = frag_at, frag_end
     rows = reviewed.spans if len(reviewed.spans) == len(spans) else \
         tuple(("", sp.text, "") for sp in spans)
     for i, (sp, (left, text, right)) in enumerate(zip(spans, rows, strict=True)):
         old = sp.reading()
         if text != sp.text:       # the claim file's span was edited since review
             left, right = "", ""
-        at = align(left, sp.text, right, sentence, max(frag_at, 0)) if (left or right) else None
-        if at is None and not (left or right):
+        if left or right:
+            at = align(left, sp.text, right, sentence, max(frag_at, 0))
+        elif text == sp.text and reviewed.spans:
+            at = (0, len(sentence))       # the span was its whole sentence (a table cell)
+        else:
             i0 = sentence.find(sp.text)
             at = (i0, i0 + len(sp.text)) if i0 >= 0 else None
         negator = isinstance(old, Polarity) and old.negation
@@ -266,7 +298,7 @@ def follow(reviewed: Reviewed, spans: list[Span], sentence: str, fragment: str) 
             continue
         a, b = at
         if sentence[a:b] != sp.text and old is not None and not isinstance(old, Polarity):
-            a, b = _extend(sentence, a, b)
+            a, b = _extend(sentence, a, b, dots="." in sp.text or isinstance(old, Number))
         lo, hi = min(lo, a), max(hi, b)
         now = sentence[a:b].strip()
         if now == sp.text:
@@ -300,7 +332,7 @@ def follow(reviewed: Reviewed, spans: list[Span], sentence: str, fragment: str) 
     return out
 
 
-def relocate(fragment: str, reviewed: Reviewed | None, sentences: list[tuple[str, int]]
+def relocate(fragment: str, reviewed: Reviewed | None, sentences: list[tuple[str, int, bool]]
              ) -> tuple[str, int] | None:
     """The (sentence, line) that a claim whose fragment left the lesson now binds to:
     the best match of the fragment and its spans' contexts, if it is clearly the best
@@ -310,8 +342,11 @@ def relocate(fragment: str, reviewed: Reviewed | None, sentences: list[tuple[str
         probe += "".join(l + t + r for l, t, r in reviewed.spans)
     best: list[tuple[float, int, str, int]] = []
     want = len(fragment)
-    for sent, line in sentences:
-        if not sent:
+    # a claim reviewed in a whole table row (its contexts cross cells) follows a row;
+    # one reviewed in a sentence or a cell, a sentence
+    rows = reviewed is not None and any("|" in left + right for left, _, right in reviewed.spans)
+    for sent, line, whole_line in sentences:
+        if not sent or whole_line != rows:
             continue
         sm = SequenceMatcher(None, fragment, sent, autojunk=False)
         got = sum(b.size for b in sm.get_matching_blocks() if b.size >= 2) / max(want, 1)
@@ -322,7 +357,8 @@ def relocate(fragment: str, reviewed: Reviewed | None, sentences: list[tuple[str
             sm2 = SequenceMatcher(None, probe, sent, autojunk=False)
             extra = sum(b.size for b in sm2.get_matching_blocks() if b.size >= 2) / len(probe)
         dist = abs(line - reviewed.line) if reviewed is not None and reviewed.line else 0
-        best.append((got + extra, -dist, sent, line))
+        near = 0.15 if dist <= 2 else 0.0     # a one-line edit leaves the sentence in place
+        best.append((got + extra + near, -dist, sent, line))
     if not best:
         return None
     best.sort(reverse=True)

@@ -12,7 +12,7 @@ Schema 2, one line per claim:
 `sentence` is the hash of the reviewed sentence (verifier/claims/sentences.py); `spans`
 each `says` span with up to 16 characters of the sentence on each side (short verbatim
 contexts: the lock never holds whole lesson sentences); `words` the polarity words of
-the claim's clause; `line` the lesson line; `lesson` the blob of the lesson text, from
+the claim's clause (`all`: of the whole sentence, when they differ); `line` the lesson line; `lesson` the blob of the lesson text, from
 which a course checkout with history can show the whole reviewed sentence; `note` the
 reviewer's note of a binding forced past a refusal (`rebind --force`).
 Schema 1 (`[sentence]`: claim id -> hash) is read as entries without spans.
@@ -61,13 +61,14 @@ def lock_path(claims_root: Path) -> Path:
 
 def entry_plain(e: Reviewed) -> list:
     return [e.sentence, [list(s) for s in e.spans], [list(w) for w in e.words], e.line,
-            e.lesson, e.note]
+            e.lesson, e.note, None if e.swords is None else [list(w) for w in e.swords]]
 
 
 def entry_of(plain: list) -> Reviewed:
-    sentence, spans, words, line, lesson, note = plain
+    sentence, spans, words, line, lesson, note, swords = plain
     return Reviewed(sentence, tuple(tuple(s) for s in spans), tuple((w, int(n)) for w, n in words),
-                    line, lesson, note)
+                    line, lesson, note,
+                    None if swords is None else tuple((w, int(n)) for w, n in swords))
 
 
 def load_bindings(claims_root: Path, store: "Store | None" = None) -> Bindings:
@@ -111,7 +112,7 @@ def _str(v: Any, limit: int = _MAX_CONTEXT) -> bool:
 def _entry(path: Path, gid: str, v: Any) -> Reviewed:
     if not isinstance(v, dict):
         raise _bad(path, gid, "must be a table")
-    unknown = set(v) - {"sentence", "spans", "words", "line", "lesson", "note"}
+    unknown = set(v) - {"sentence", "spans", "words", "all", "line", "lesson", "note"}
     if unknown:
         raise _bad(path, gid, f"unknown key {sorted(unknown)[0]!r}")
     h = v.get("sentence")
@@ -122,11 +123,18 @@ def _entry(path: Path, gid: str, v: Any) -> Reviewed:
             isinstance(s, list) and len(s) == 3 and _str(s[0]) and _str(s[1], 200) and _str(s[2])
             for s in spans):
         raise _bad(path, gid, "`spans` must be a list of [left, span, right] strings")
-    words = v.get("words", {})
-    if not isinstance(words, dict) or not all(
-            _str(k) and isinstance(n, int) and not isinstance(n, bool) and 0 < n < 1000
-            for k, n in words.items()):
-        raise _bad(path, gid, "`words` must map polarity words to counts")
+    def counts(key: str) -> tuple[tuple[str, int], ...] | None:
+        got = v.get(key)
+        if got is None:
+            return None
+        if not isinstance(got, dict) or not all(
+                _str(k) and isinstance(n, int) and not isinstance(n, bool) and 0 < n < 1000
+                for k, n in got.items()):
+            raise _bad(path, gid, f"`{key}` must map polarity words to counts")
+        return tuple(sorted(got.items()))
+
+    words = counts("words") or ()
+    swords = counts("all")
     line = v.get("line")
     if line is not None and (not isinstance(line, int) or isinstance(line, bool) or line < 1):
         raise _bad(path, gid, "`line` must be a positive integer")
@@ -136,8 +144,7 @@ def _entry(path: Path, gid: str, v: Any) -> Reviewed:
     note = v.get("note")
     if note is not None and not _str(note, 2000):
         raise _bad(path, gid, "`note` must be a string")
-    return Reviewed(h, tuple(tuple(s) for s in spans), tuple(sorted(words.items())), line,
-                    lesson, note)
+    return Reviewed(h, tuple(tuple(s) for s in spans), words, line, lesson, note, swords)
 
 
 def _checked(text: str, path: Path) -> dict[str, Reviewed]:
@@ -185,6 +192,9 @@ def dump_bindings(entries: dict[str, Reviewed]) -> str:
                 "[" + ", ".join(_toml_str(x) for x in s) + "]" for s in e.spans) + "]")
         if e.words:
             parts.append("words = { " + ", ".join(f"{_toml_str(w)} = {n}" for w, n in e.words)
+                         + " }")
+        if e.swords is not None:
+            parts.append("all = { " + ", ".join(f"{_toml_str(w)} = {n}" for w, n in e.swords)
                          + " }")
         if e.note is not None:
             parts.append(f"note = {_toml_str(e.note)}")

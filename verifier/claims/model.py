@@ -12,6 +12,8 @@
     path = "include/mujoco/mjtype.h"       # locator: repo path ...
     symbol = "mjSTATE_PHYSICS"             # ... and symbol (kind-specific form)
     expected = ["mjSTATE_QPOS", "mjSTATE_QVEL", "mjSTATE_ACT", "mjSTATE_HISTORY"]
+    says = ["mjSTATE_PHYSICS"]             # the sentence's words that carry it (says.py)
+    paraphrase = "why"                     # ... or why `expected` cannot be read from them
     note = "optional free text"
     review = "draft"                       # only on drafts (`verifier draft`); a person
                                            # accepts one by deleting this line

@@ -49,7 +49,7 @@ _UNITS: dict[str, Fraction] = {
     "秒": Fraction(1), "毫秒": Fraction(1, 1000), "米": Fraction(1), "毫米": Fraction(1, 1000),
     "厘米": Fraction(1, 100), "千克": Fraction(1), "克": Fraction(1, 1000),
 }
-_NUM = r"[+-]?(?:\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|0[xX][0-9a-fA-F]+)"
+_NUM = r"[+-]?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|0[xX][0-9a-fA-F]+)"
 _NUMBER = re.compile(rf"^\s*({_NUM})(?:\s*/\s*({_NUM}))?\s*(" +
                      "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True)) +
                      r")?\s*$")

@@ -187,7 +187,14 @@ def sentence_hash(sentence: str) -> str:
     return hashlib.sha256(_squash(sentence).encode("utf-8")).hexdigest()[:_HASH_LEN]
 
 
-def lesson_sentences(text: str, store: "Store | None" = None) -> list[tuple[str, int]]:
-    """Every sentence of a lesson (as `sentence_of` gives them) with its line."""
+def lesson_sentences(text: str, store: "Store | None" = None) -> list[tuple[str, int, bool]]:
+    """Every sentence of a lesson (as `sentence_of` gives them) with its line, and every
+    line in the plain form `sentence_of` gives a fragment outside one sentence (a table
+    row whose fragment spans cells): (text, line, is a whole line)."""
     joined, spans, _ = _joined(text, store)
-    return [(joined[a:b], line) for a, b, line in spans]
+    out = [(joined[a:b], line, False) for a, b, line in spans]
+    for i, raw in enumerate(text.split("\n"), 1):
+        plain = _squash(_INLINE.sub(lambda m: m.group(1) if m.group(1) is not None else "", raw))
+        if plain and "|" in plain:
+            out.append((plain, i, True))
+    return out
