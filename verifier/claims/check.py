@@ -118,7 +118,9 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
     elif bound.state == "unbound" and bindings is not None and bindings.exists:
         note = ("unbound", f"not bound to its lesson sentence yet: review it, then run "
                            f"`verifier claims rebind {lc.gid}`")
-    res = _checked(project, checked, lesson, line, bound.sentence, crashes, uses)
+    edited = {c.now for c in bound.edit.spans if c.now} if bound.state == "derived" and \
+        bound.edit is not None else set()
+    res = _checked(project, checked, lesson, line, bound.sentence, crashes, uses, edited)
     if bound.problem:
         # `says` is not what the sentence says: the claim's own verdict stands when it found
         # something wrong itself (a mistyped locator), else the claim is in error
@@ -130,10 +132,46 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
         res = res.model_copy(update={"edit": bound.edit})
     if bound.state == "derived":
         res = _derived(res, bound)
+        slip = _slip(project, lc.upstream, bound)
+        if slip and res.verdict in (Verdict.VERIFIED, Verdict.UNAVAILABLE):
+            res = res.model_copy(update={"verdict": Verdict.ERROR, "message": f"{slip}; "
+                                         f"{res.message}" if res.message else slip})
     elif bound.state == "outside" and bound.note:
         res = res.model_copy(update={"message": (f"{res.message}; " if res.message else "")
                                      + bound.note})
     return _stale_or(lc, line, note, res)
+
+
+def _slip(project: "Project", upstream: str | None, bound: Bound) -> str | None:
+    """A name the edit wrote where a reviewed name stood that is a slip of it: no name of
+    the upstream at the pin, one or two letters off the reviewed one (`mj_forward` ->
+    `mj_forard`). A claim derived from it may still verify (a negative claim about a name
+    that does not exist); the sentence is wrong all the same."""
+    if not upstream or bound.edit is None:
+        return None
+    import difflib
+
+    pairs = []
+    for sc in bound.edit.spans:
+        if not sc.now or sc.why:
+            continue
+        old, new = split_symbol(sc.was)[-1], split_symbol(sc.now)[-1]
+        if old != new and abs(len(old) - len(new)) <= 1 and re.fullmatch(r"[A-Za-z_]\w+", new) \
+                and difflib.SequenceMatcher(None, old, new).ratio() >= 0.8:
+            pairs.append((old, new))
+    if not pairs:
+        return None
+    from verifier.facts.symbols import build_index
+
+    try:
+        index = build_index(project, upstream)
+    except Exception:  # noqa: BLE001 - no index: nothing to say
+        return None
+    for old, new in pairs:
+        if not index.lookup(new) and index.lookup(old):
+            return (f"the edited sentence names `{new}`, which is no name of {upstream} at the "
+                    f"pin; did you mean `{old}`?")
+    return None
 
 
 def _derived(res: ClaimResult, bound: Bound) -> ClaimResult:
@@ -155,8 +193,10 @@ def _derived(res: ClaimResult, bound: Bound) -> ClaimResult:
 
 def _checked(project: "Project", lc: LoadedClaim, lesson: "LessonDoc", line: int | None,
              sentence: str | None, crashes: list[Crash] | None,
-             uses: dict[str, list[str]] | None) -> ClaimResult:
-    """The kind's verdict on `lc` (identity, near-miss and fragment rules applied)."""
+             uses: dict[str, list[str]] | None, edited: set[str] = frozenset()) -> ClaimResult:
+    """The kind's verdict on `lc` (identity, near-miss and fragment rules applied).
+    `edited`: the words an edit of the sentence put where the claim's spans were (a
+    near-miss name among them is no exception: it is what the sentence now says)."""
     c = lc.claim
     kind_cls = REGISTRY.get(c.kind)
     if kind_cls is None:
@@ -200,10 +240,16 @@ def _checked(project: "Project", lc: LoadedClaim, lesson: "LessonDoc", line: int
             verdict, message = Verdict.ERROR, (f"{lc.where}: refusing `verified` ({why}); "
                                                f"kind said: {message or ''}").rstrip("; ")
     if verdict is Verdict.VERIFIED and out.near_miss:
-        missed = [(n, close) for n, close in out.near_miss if not _names_in_sentence(n, sentence)]
+        missed = [(n, close) for n, close in out.near_miss
+                  if not _names_in_sentence(n, sentence) or split_symbol(n)[-1] in edited]
         if missed:
             what = "; ".join(f"`{n}` is absent, but {', '.join(f'`{x}`' for x in close)} "
                              f"exist{'s' if len(close) == 1 else ''}" for n, close in missed)
+            typo = [n for n, _ in missed if split_symbol(n)[-1] in edited]
+            if typo:
+                return _result(lc, line, Verdict.ERROR, message=(
+                    f"the edited sentence names `{split_symbol(typo[0])[-1]}`, which is not a "
+                    f"name at the pin ({what}); did you mean {missed[0][1][0]}?"))
             return _error(lc, line, f"negative claim with a near-miss name: {what}; did you mean "
                                     f"{missed[0][1][0]}? (the lesson sentence does not name "
                                     f"`{split_symbol(missed[0][0])[-1]}`, so the claim may be "

@@ -28,8 +28,9 @@ import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from verifier.claims.says import (Number, Polarity, Reading, Span, flips, polarity_counts,
-                                  read_as, read_polarity, reader_of)
+from verifier.claims.says import (Number, Polarity, Reading, Span, flips, lexicon,
+                                  polarity_counts, polarity_words, read_as, read_polarity,
+                                  reader_of)
 
 CONTEXT = 16          # characters of the sentence kept on each side of a span
 _CLAUSE = re.compile(r"[，；：。！？|]|[,;:](?=\s)|(?<=[^\d])\.(?=\s|$)")
@@ -212,6 +213,16 @@ def _anchored(left: str, span: str, right: str, sentence: str, near: int
                 if i - start <= 4 * len(span) + 24:
                     return start, i
                 break
+    # one side edited too (a neighbouring span changed): the other side alone, the span
+    # taken at its length there (then widened to whole words by the caller)
+    if starts and right:
+        return starts[0], min(starts[0] + len(span), len(sentence))
+    if right and left:
+        for k in range(len(right), min(len(right), _ANCHOR) - 1, -1):
+            hits = occ(right[:k])
+            if hits:
+                end = min(hits, key=lambda e: abs(e - len(span) - near))
+                return max(end - len(span), 0), end
     return None
 
 
@@ -263,9 +274,21 @@ def fragment_region(fragment: str, sentence: str) -> tuple[int, int]:
         return at, at + len(fragment)
     blocks = [b for b in SequenceMatcher(None, fragment, sentence, autojunk=False)
               .get_matching_blocks() if b.size >= 2]
-    if not blocks or sum(b.size for b in blocks) < 0.6 * len(fragment):
+    if not blocks:
         return -1, -1
-    return blocks[0].b, blocks[-1].b + blocks[-1].size
+    # the run of blocks around the longest one whose gaps in the sentence are no wider
+    # than in the fragment (plus an edit's worth): a later match elsewhere is not it
+    k = max(range(len(blocks)), key=lambda i: blocks[i].size)
+    lo = hi = k
+    while lo > 0 and (blocks[lo].b - blocks[lo - 1].b - blocks[lo - 1].size) <= \
+            (blocks[lo].a - blocks[lo - 1].a - blocks[lo - 1].size) + 12:
+        lo -= 1
+    while hi + 1 < len(blocks) and (blocks[hi + 1].b - blocks[hi].b - blocks[hi].size) <= \
+            (blocks[hi + 1].a - blocks[hi].a - blocks[hi].size) + 12:
+        hi += 1
+    if sum(b.size for b in blocks[lo:hi + 1]) < 0.6 * len(fragment):
+        return -1, -1
+    return blocks[lo].b, blocks[hi].b + blocks[hi].size
 
 
 def follow(reviewed: Reviewed, spans: list[Span], sentence: str, fragment: str) -> Followed:
@@ -305,6 +328,9 @@ def follow(reviewed: Reviewed, spans: list[Span], sentence: str, fragment: str) 
             continue
         if not now:
             out.edits.append(SpanEdit(i, sp.text, "", old, None, "deleted"))
+            continue
+        if negator and not any(w in lexicon().negators for _, w in polarity_words(now)):
+            out.dropped.append(i)      # "不是" -> "是": the negation removed, counted below
             continue
         if isinstance(old, Polarity):
             got = read_polarity(now)

@@ -12,6 +12,7 @@ A span reads as one of
             unit (`2 ms` is 0.002 in seconds, `1 kHz` is 1000): `Number`
   name      an identifier or qualified name (`mj_step`, `data.qpos`, `Foo::Bar`,
             a call `mj_step(m, d)` reads as its callee): `Name`
+  vector    two or more numbers in brackets, `(0, 0, 2)` or `[1, 0]`, in order: `Vector`
   names     two or more names in order, separated by `,` `、` `/` `→` `->` `和` `与`
             `and`: `Names`
   polarity  a negation word (不, 没有, not, never, ...) or one word of an opposite
@@ -36,7 +37,7 @@ from typing import Any
 from verifier.claims.compare.numbers import number_value
 from verifier.claims.notation import is_name
 
-READS = ("number", "name", "names", "polarity", "literal")
+READS = ("number", "vector", "name", "names", "polarity", "literal")
 
 # unit -> factor to the SI base unit (the span's number times the factor)
 _UNITS: dict[str, Fraction] = {
@@ -49,7 +50,7 @@ _UNITS: dict[str, Fraction] = {
     "秒": Fraction(1), "毫秒": Fraction(1, 1000), "米": Fraction(1), "毫米": Fraction(1, 1000),
     "厘米": Fraction(1, 100), "千克": Fraction(1), "克": Fraction(1, 1000),
 }
-_NUM = r"[+-]?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|0[xX][0-9a-fA-F]+)"
+_NUM = r"[+\-\u2212]?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|0[xX][0-9a-fA-F]+)"
 _NUMBER = re.compile(rf"^\s*({_NUM})(?:\s*/\s*({_NUM}))?\s*(" +
                      "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True)) +
                      r")?\s*$")
@@ -66,6 +67,11 @@ class Number:
     @property
     def si(self) -> Fraction:
         return self.value * _UNITS.get(self.unit or "", Fraction(1))
+
+
+@dataclass(frozen=True)
+class Vector:
+    values: tuple[Fraction, ...]
 
 
 @dataclass(frozen=True)
@@ -91,7 +97,7 @@ class Literal:
     text: str
 
 
-Reading = Number | Name | Names | Polarity | Literal
+Reading = Number | Vector | Name | Names | Polarity | Literal
 
 
 @dataclass(frozen=True)
@@ -139,6 +145,22 @@ def read_number(text: str) -> Number | None:
     return Number(value, m.group(3))
 
 
+VECTOR_TOKEN = re.compile(rf"[(\[]\s*{_NUM}(?:\s*,\s*{_NUM})+\s*[)\]]")
+
+
+def read_vector(text: str) -> Vector | None:
+    s = text.replace("\u2212", "-").strip()
+    if not VECTOR_TOKEN.fullmatch(s) or s[0] + s[-1] not in ("()", "[]"):
+        return None
+    vals = []
+    for part in s[1:-1].split(","):
+        got = number_value(part.strip())
+        if got is None:
+            return None
+        vals.append(got[0])
+    return Vector(tuple(vals))
+
+
 def read_name(text: str) -> Name | None:
     s = plain(text)
     call = _CALL.match(s)
@@ -176,7 +198,7 @@ def read_literal(text: str) -> Literal | None:
     return Literal(s) if s else None
 
 
-_READERS = {"number": read_number, "name": read_name, "names": read_names,
+_READERS = {"number": read_number, "vector": read_vector, "name": read_name, "names": read_names,
             "polarity": read_polarity, "literal": read_literal}
 
 
@@ -188,7 +210,7 @@ def read_as(how: str | None, text: str) -> Reading | None:
 
 
 def infer(text: str) -> Reading | None:
-    for how in ("polarity", "number", "names", "name", "literal"):
+    for how in ("polarity", "number", "vector", "names", "name", "literal"):
         got = _READERS[how](text)
         if got is not None:
             return got
@@ -196,8 +218,12 @@ def infer(text: str) -> Reading | None:
 
 
 def reader_of(reading: Reading) -> str:
-    return {Number: "number", Name: "name", Names: "names", Polarity: "polarity",
-            Literal: "literal"}[type(reading)]
+    return {Number: "number", Vector: "vector", Name: "name", Names: "names",
+            Polarity: "polarity", Literal: "literal"}[type(reading)]
+
+
+def _num_text(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else format(float(v), "g")
 
 
 def show(reading: Reading | None) -> str:
@@ -207,6 +233,8 @@ def show(reading: Reading | None) -> str:
         v = reading.value
         text = str(v.numerator) if v.denominator == 1 else format(float(v), "g")
         return text + (f" {reading.unit}" if reading.unit else "")
+    if isinstance(reading, Vector):
+        return "(" + ", ".join(_num_text(v) for v in reading.values) + ")"
     if isinstance(reading, Name):
         return f"`{reading.name}`"
     if isinstance(reading, Names):
@@ -313,6 +341,8 @@ def value_of(reading: Reading) -> Any:
         v = reading.value
         num: Any = v.numerator if v.denominator == 1 else float(v)
         return {"number": num, "unit": reading.unit} if reading.unit else num
+    if isinstance(reading, Vector):
+        return [v.numerator if v.denominator == 1 else float(v) for v in reading.values]
     if isinstance(reading, Name):
         return reading.name
     if isinstance(reading, Names):

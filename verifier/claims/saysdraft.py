@@ -23,7 +23,8 @@ import re
 
 from verifier.claims.follow import clause_bounds
 from verifier.claims.model import Claim
-from verifier.claims.says import (NUMBER_TOKEN, Names, infer, lexicon,
+from verifier.claims.says import (NUMBER_TOKEN, VECTOR_TOKEN, Names, infer, lexicon,
+                                  read_vector,
                                   polarity_words, read_name, read_number)
 from verifier.claims.slots import bind
 
@@ -86,6 +87,12 @@ def propose(claim: Claim, sentence: str, fragment: str, code: set[str] | None = 
             if slots and len({s.path[:-1] for s in slots}) == 1 and len(slots) == len(r.names):
                 out.append((m.start(), {"text": m.group(0), "read": "names"}))
                 taken.append((m.start(), m.end()))
+    # vectors of numbers: one span for the bracketed literal
+    for m in VECTOR_TOKEN.finditer(sentence):
+        r = read_vector(m.group(0))
+        if r is not None and bind(r, data):
+            out.append((m.start(), m.group(0)))
+            taken.append((m.start(), m.end()))
     seen: set[str] = set()
     for m in _IDENT.finditer(sentence):
         if _covered(taken, m.start(), m.end()):

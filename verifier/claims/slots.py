@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from verifier.claims.says import (NUMBER_TOKEN, Literal, Name, Names, Number, Polarity,
-                                  Reading, read_number)
+from verifier.claims.says import (NUMBER_TOKEN, VECTOR_TOKEN, Literal, Name, Names, Number,
+                                  Polarity, Reading, Vector, read_number, read_vector)
 
 Path_ = tuple[Any, ...]
 
@@ -126,6 +126,29 @@ def _number_slots(r: Number, data: dict) -> list[Slot]:
     return out
 
 
+def _vector_slots(r: Vector, data: dict) -> list[Slot]:
+    """A list of the claim with these numbers in order (one slot per element), or a
+    bracketed literal of a string with them (one token slot)."""
+    out: list[Slot] = []
+    n = len(r.values)
+    for field, value in _fields(data):
+        if field == ("symbol",):
+            continue
+        if field not in _CODE:
+            for path, items in _lists(value, field):
+                if len(items) == n and all(_is_number(x) for x in items) and all(
+                        (Fraction(x) if isinstance(x, int) else Fraction(repr(x))) == v
+                        for x, v in zip(items, r.values)):
+                    out.extend(Slot(path + (i,)) for i in range(n))
+        for path, v in _leaves(value, field):
+            if isinstance(v, str):
+                for m in VECTOR_TOKEN.finditer(v):
+                    got = read_vector(m.group(0).replace("(", "(").strip())
+                    if got is not None and got.values == r.values:
+                        out.append(Slot(path, m.start(), m.end(), "vector"))
+    return out
+
+
 def _name_slots(name: str, data: dict) -> list[Slot]:
     out: list[Slot] = []
     for field, value in _fields(data):
@@ -169,6 +192,8 @@ def bind(reading: Reading | None, data: dict) -> list[Slot]:
         return []
     if isinstance(reading, Number):
         return _number_slots(reading, data)
+    if isinstance(reading, Vector):
+        return _vector_slots(reading, data)
     if isinstance(reading, Name):
         return _name_slots(reading.name, data)
     if isinstance(reading, Names):
@@ -229,6 +254,20 @@ def derive(data: dict, changes: list[tuple[Reading, Reading, list[Slot]]]) -> di
     out = copy.deepcopy(data)
     edits: dict[Path_, list[tuple[int, int, str]]] = {}
     for old, new, slots in changes:
+        if isinstance(new, Vector):
+            if not isinstance(old, Vector) or len(new.values) != len(old.values):
+                return None
+            for s in slots:
+                cur = _get(data, s.path)
+                if s.start is None:       # one element of a list: its index is the last part
+                    i = s.path[-1]
+                    _set(out, s.path, _number_value(new.values[i], cur))
+                else:
+                    lit = cur[s.start:s.end]
+                    texts = [_number_text(v, t.strip()) for v, t in
+                             zip(new.values, lit[1:-1].split(","), strict=True)]
+                    _write(out, edits, s, cur, lit[0] + ", ".join(texts) + lit[-1])
+            continue
         if isinstance(new, Names):
             if not isinstance(old, Names) or len(new.names) != len(old.names):
                 return None
