@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 import re
 
-from verifier.facts import names
+from verifier.facts import names, pyclass, pymodule
 from verifier.facts.model import (KEYWORD_ONLY, POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD,
                                   VAR_KEYWORD, VAR_POSITIONAL, FileFacts, Import, Param, Sym)
 
@@ -118,6 +118,7 @@ class _Walker:
         self.exports: list[str] | None = None
         self.exports_lines: tuple[int, int] | None = None
         self._next_doc: dict[int, str] = {}
+        self.classes: dict[str, pyclass.ClassModel] = {}   # what derived classes inherit
         self.registers = _REGISTER_HINT.search(src) is not None
 
     def seg(self, node: ast.AST | None) -> str | None:
@@ -188,11 +189,13 @@ class _Walker:
     def visit_ClassDef(self, st: ast.ClassDef, scope, in_class) -> None:
         start = min([st.lineno] + [d.lineno for d in st.decorator_list])
         q = scope + (st.name,)
+        at = len(self.syms)
         self.add(name=st.name, kind="class", qual=q, start=start, end=_end(st),
                  decorators=_decorators(st), doc=_doc(st),
                  line=st.lineno if start != st.lineno else None,
                  value=", ".join(ast.unparse(b) for b in st.bases) or None)
         self.body(st.body, q, True)
+        self.classes[st.name] = pyclass.refine(self, st, q, at, self.classes)
         self.self_attrs(st, q)
 
     def params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, drop_first: bool) -> tuple[Param, ...]:
@@ -227,6 +230,9 @@ class _Walker:
         return [n.id for n in found]
 
     def visit_Assign(self, st: ast.Assign, scope, in_class) -> None:
+        if isinstance(st.value, ast.Call) and not in_class and \
+                pymodule.functional_class(st, self, scope):
+            return
         for t in st.targets:
             bound = self.bind(t, st, scope, in_class, value=st.value)
             if "__all__" in bound and not scope:
@@ -438,6 +444,8 @@ def extract(path: str, data: bytes, blob: str | None = None, *,
                          producer=producer)
     w = _Walker(src, path)
     w.body(tree.body, (), False)
+    if "__getattr__" in src:
+        pymodule.lazy_exports(tree, w)
     # attributes from methods come after the class body: keep source order
     syms = sorted(w.syms, key=lambda s: (s.start, len(s.qual)))
     return FileFacts(path=path, blob=blob, lang="python", syms=tuple(syms),

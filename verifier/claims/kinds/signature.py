@@ -7,8 +7,12 @@ The ordered parameters of a callable, by name and optionally with defaults:
 - C++ functions, methods and constructors — a class name (`Accelerometer`) means its
   constructors; out-of-line definitions (`Accelerometer<T>::Accelerometer`) work too;
 - Python functions and methods — `self`/`cls` are dropped (not for `@staticmethod`),
-  `*args`/`**kwargs` keep their stars; a class name means `__init__`, or for a dataclass
-  without `__init__` its fields;
+  `*args`/`**kwargs` keep their stars; a class name means `__init__` — the one written,
+  or the one generated from the fields of a dataclass, pydantic model, attrs class or
+  `NamedTuple` (as `inspect.signature(cls)` gives it at run time: keyword-only fields
+  last, pydantic fields keyword-only and by alias, attrs private names without their
+  underscore); a generated constructor of a class whose bases are in another file is
+  `unavailable` unless `match = "subset"` (the inherited fields are not known there);
 - pybind11 `__init__`/`.def(...)` with `py::arg("x") = default`.
 
 When there are overloads, the claim holds if one of them matches; the message lists the
@@ -84,23 +88,26 @@ MARKERS = ("/", "*")
 
 
 def callables(facts: FileFacts, symbol: str) -> list[Sym]:
+    """The callables `symbol` names; a class means its constructors (a Python class's
+    `__init__`, written or generated from its fields by the fact model: dataclass,
+    pydantic, attrs, NamedTuple)."""
     found = lookup(facts, symbol)
     out = [s for s in found if s.kind in _CALLABLE and s.params is not None]
     for s in found:
         if s.kind not in ("class", "struct"):
             continue
         if facts.lang == "python":
-            init = [c for c in facts.children(s) if c.name == "__init__" and c.params is not None]
-            if init:
-                out.extend(init)
-            elif any(d.split(".")[-1] in ("dataclass", "define", "frozen") for d in s.decorators):
-                fields = [c for c in facts.children(s) if c.kind == "field"]
-                out.append(Sym(name=s.name, kind="dataclass-init", qual=s.qual, start=s.start,
-                               end=s.end, params=tuple(f.params[0] for f in fields if f.params)))
+            out.extend(c for c in facts.children(s) if c.name == "__init__" and c.params is not None)
         else:
             out.extend(c for c in facts.children(s)
                        if c.kind == "constructor" and c.params is not None)
     return out
+
+
+def open_bases(s: Sym) -> bool:
+    """A generated constructor of a class whose bases are not known from its file:
+    inherited fields may come first."""
+    return s.origin == "generated" and "open_bases" in s.traits
 
 
 def _expected(claim) -> list[dict]:
@@ -240,6 +247,11 @@ def _types_checkable(facts: FileFacts, exp: list[dict]) -> None:
                              "`&` or `[]`")
 
 
+def _bases(facts: FileFacts, init: Sym) -> str:
+    owner = [s for s in facts.syms if s.qual == init.qual[:-1]]
+    return (owner[0].value or "?") if owner else "?"
+
+
 class SignatureKind(ClaimKind):
     __doc__ = __doc__  # the module docstring documents the kind
 
@@ -272,6 +284,13 @@ class SignatureKind(ClaimKind):
         guarded: list[str] = []
         for s in cands:
             cmp = _Cmp(facts, s, ctx)
+            if open_bases(s) and mode != "subset":
+                return Outcome(Verdict.UNAVAILABLE, actual=shown(exp, params_of(s)),
+                               evidence=ctx.evidence(sf, *s.head),
+                               message=f"{sym_desc(s)}: generated from the fields of a class "
+                                       f"whose bases ({_bases(facts, s)}) are not in {facts.path}: inherited "
+                                       "fields are not known here (match = \"subset\" can "
+                                       "still be checked)")
             if matches(exp, params_of(s), mode, cmp):
                 ctx.notation.record(cmp.tracker.used.values())
                 return Outcome(Verdict.VERIFIED, actual=shown(exp, params_of(s)),
