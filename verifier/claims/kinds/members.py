@@ -35,7 +35,7 @@ expected = ["SensorContact", "SensorFrameTransform", "SensorIMU", "SensorTiledCa
 | option | meaning |
 |---|---|
 | `match` | `exact` (default): same names, same order; `prefix`; `subset`: every expected name present, any order; `set`: the same names, any order; `count`: `expected` is the number of members |
-| `of` | `fields` \| `methods` \| `enumerators` \| `all`: override the default selection above |
+| `of` | `fields` (fields and attributes: properties, slots, class and instance attributes) \| `methods` (methods and constructors; a property is an attribute, not a method) \| `enumerators` \| `all`: override the default selection above |
 
 ## Evidence
 The container's lines (`__all__`'s lines for a module).
