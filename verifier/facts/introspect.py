@@ -180,7 +180,10 @@ def constructor(cls: type, kind: str | None) -> list | None:
     """The `__init__` row: written in the class, or generated from its fields."""
     own = vars(cls).get("__init__")
     code = getattr(own, "__code__", None)
-    written = code is not None and not code.co_filename.startswith("<")
+    # written in this class's body: a real file, and named as the class's own method
+    # (typing puts its own `__init__` on a Protocol; dataclasses and attrs compile theirs)
+    written = code is not None and not code.co_filename.startswith("<") and \
+        getattr(own, "__qualname__", "") == f"{cls.__qualname__}.__init__"
     if kind in ("dataclass", "pydantic", "attrs", "namedtuple") and not written:
         if kind == "dataclass" and not vars(cls)["__dataclass_params__"].init:
             return None
@@ -244,7 +247,7 @@ def member(cls: type, name: str, depth: int, inherited: bool = False) -> list:
     else:
         kind = "attribute"
     if traits:
-        extra["traits"] = traits
+        extra["traits"] = extra.get("traits", []) + traits
     return [name, kind, ps, sub, extra]
 
 

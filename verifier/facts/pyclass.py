@@ -238,6 +238,7 @@ def refine(w: "_Walker", cls: ast.ClassDef, q: tuple[str, ...], at: int,
     model = ClassModel(flavour, tuple(ctraits), open_bases=open_bases)
     _methods(w, q, _own(w, q, at), imports)
     own = _own(w, q, at)
+    _function_aliases(w, cls, own)
     by_line: dict[int, int] = {}
     for i, s in own.items():
         by_line.setdefault(s.start, i)
@@ -412,9 +413,16 @@ def _methods(w, q, own, imports) -> None:
         if s.kind != "method":
             continue
         lasts = [full_name_text(d, imports).split(".")[-1] for d in s.decorators]
+        # `@x.setter`, or `@Base.x.setter` (a property of a base class given a setter)
         accessor = next((d.split(".")[-1] for d in s.decorators
-                         if d.startswith(f"{s.name}.")
+                         if (d.startswith(f"{s.name}.") or f".{s.name}." in d)
                          and d.split(".")[-1] in ("setter", "deleter", "getter")), None)
+        if accessor and s.name not in seen and not s.decorators[0].startswith(f"{s.name}."):
+            w.syms[i] = replace(w.syms[i], kind="attribute", params=None,
+                                traits=("property",) + (("settable",) if accessor == "setter"
+                                                        else ()))
+            seen[s.name] = i
+            continue
         if accessor and s.name in seen:
             j = seen[s.name]
             extra = ("settable",) if accessor == "setter" else ()
@@ -435,6 +443,21 @@ def _methods(w, q, own, imports) -> None:
             w.syms[i] = replace(w.syms[i], traits=tuple(traits))
     for i in sorted(drop, reverse=True):
         del w.syms[i]
+
+
+def _function_aliases(w, cls, own) -> None:
+    """`evaluate = _evaluate_impl` in a class body, naming a function of the module: a
+    method at run time (a function in the class namespace), not a data attribute."""
+    funcs = {s.name for s in w.syms if len(s.qual) == 1 and s.kind == "function"}
+    if not funcs:
+        return
+    for st in cls.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                isinstance(st.targets[0], ast.Name) and isinstance(st.value, ast.Name) and \
+                st.value.id in funcs:
+            for i, s in own.items():
+                if s.name == st.targets[0].id and s.start == st.lineno and s.kind == "attribute":
+                    w.syms[i] = replace(s, kind="method")
 
 
 def full_name_text(text: str, imports: dict[str, str]) -> str:
