@@ -103,6 +103,21 @@ def _true(node: ast.expr | None) -> bool | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, bool) else None
 
 
+def literal_strings(node: ast.expr | None) -> list[str] | None:
+    if isinstance(node, (ast.List, ast.Tuple)):
+        vals = []
+        for e in node.elts:
+            if isinstance(e, ast.Constant) and isinstance(e.value, str):
+                vals.append(e.value)
+            else:
+                return None
+        return vals
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = literal_strings(node.left), literal_strings(node.right)
+        return None if left is None or right is None else left + right
+    return None
+
+
 # --------------------------------------------------------------------------- flavour
 
 
@@ -359,9 +374,7 @@ def _enum(w, cls, by_line, opts, model) -> None:
     for st in cls.body:
         if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_ignore_"
                                               for t in st.targets):
-            from verifier.facts.python import _literal_strings
-
-            ignore = set(_literal_strings(st.value) or [])
+            ignore = set(literal_strings(st.value) or [])
     for st in cls.body:
         if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
             name, value = st.targets[0].id, st.value
@@ -467,8 +480,6 @@ def full_name_text(text: str, imports: dict[str, str]) -> str:
 
 
 def _slots(w, cls, q, own, model) -> None:
-    from verifier.facts.python import _literal_strings
-
     names = {s.name for s in own.values()}
     for st in cls.body:
         if not (isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__slots__"
@@ -476,7 +487,7 @@ def _slots(w, cls, q, own, model) -> None:
             continue
         v = st.value
         slots = [v.value] if isinstance(v, ast.Constant) and isinstance(v.value, str) else \
-            (_literal_strings(v) or [])
+            (literal_strings(v) or [])
         for name in slots:
             if name.isidentifier() and name not in names and name not in ("__dict__",
                                                                           "__weakref__"):

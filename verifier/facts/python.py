@@ -33,6 +33,7 @@ import ast
 import re
 
 from verifier.facts import names, pyclass, pymodule
+from verifier.facts.pyclass import literal_strings as _literal_strings
 from verifier.facts.model import (KEYWORD_ONLY, POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD,
                                   VAR_KEYWORD, VAR_POSITIONAL, FileFacts, Import, Param, Sym)
 
@@ -68,21 +69,6 @@ class _Source:
 
 def _decorators(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tuple[str, ...]:
     return tuple(ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in fn.decorator_list)
-
-
-def _literal_strings(node: ast.expr | None) -> list[str] | None:
-    if isinstance(node, (ast.List, ast.Tuple)):
-        vals = []
-        for e in node.elts:
-            if isinstance(e, ast.Constant) and isinstance(e.value, str):
-                vals.append(e.value)
-            else:
-                return None
-        return vals
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _literal_strings(node.left), _literal_strings(node.right)
-        return None if left is None or right is None else left + right
-    return None
 
 
 def target_names(t: ast.expr) -> list[ast.Name]:
