@@ -95,25 +95,45 @@ def test_generated_constructor_evidence_is_the_class_and_its_fields(fx):
     assert "generated" in r.message
 
 
-def test_inherited_fields_from_another_file_are_not_guessed(fx, tmp_path):
-    """A dataclass whose base is in another file: an exact signature is unavailable
-    (the inherited fields are not known from the file), a subset one is checked."""
+def test_bases_in_another_file_are_followed(fx):
+    """A dataclass and a pydantic model whose bases are in another module: their
+    inherited fields come first (read from the base's file at the pin, through a
+    package re-export); a base no file defines leaves the constructor open:
+    `unavailable` for an exact signature, checked for a subset."""
     import textwrap
 
     src = textwrap.dedent('''\
         from dataclasses import dataclass
-        from fixmods.models import StepConfig
+
+        from fixmods import StepConfig
+        from fixmods.models import RenderOptions
+        from fixmods.nowhere import Mystery
 
         @dataclass
         class Tuned(StepConfig):
+            gain: float = 1.0
+
+        class HiRes(RenderOptions):
+            dpi: int = 300
+
+        @dataclass
+        class Odd(Mystery):
             gain: float = 1.0
         ''')
     fx.repo.commit({"fixmods/tuned.py": src})
     pins = fx.root / "pins.toml"
     pins.write_text(pins.read_text().replace(fx.repo.commits[0], fx.repo.head))
     proj = Simx(fx.root, fx.repo, load_project(pins))
-    r = proj.one(claim("c", "signature", "fixmods/tuned.py", "Tuned", ["gain"], "sx_advance1"))
-    assert r.verdict.value == "unavailable" and "StepConfig" in r.message
-    r = proj.one(claim("c", "signature", "fixmods/tuned.py", "Tuned", ["gain"], "sx_advance1",
-                       match="subset"))
+    T = "fixmods/tuned.py"
+    r = proj.one(claim("c", "signature", T, "Tuned",
+                       ["dt", "substeps", "gravity", "names", "seed", "gain"], "sx_advance1"))
+    assert r.verdict.value == "verified", r.message
+    r = proj.one(claim("c", "default", T, "Tuned", 4, "sx_advance1", param="substeps"))
+    assert r.verdict.value == "verified", r.message
+    r = proj.one(claim("c", "signature", T, "HiRes", ["*", "width", "height", "dpi"],
+                       "sx_advance1"))
+    assert r.verdict.value == "verified", r.message
+    r = proj.one(claim("c", "signature", T, "Odd", ["gain"], "sx_advance1"))
+    assert r.verdict.value == "unavailable" and "Mystery" in r.message
+    r = proj.one(claim("c", "signature", T, "Odd", ["gain"], "sx_advance1", match="subset"))
     assert r.verdict.value == "verified"

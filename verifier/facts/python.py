@@ -419,8 +419,10 @@ def _clean(doc: str) -> str:
 
 
 def extract(path: str, data: bytes, blob: str | None = None, *,
-            producer: str = "source") -> FileFacts:
-    """The record of one Python file (or `.pyi` stub)."""
+            producer: str = "source", bases: dict | None = None) -> FileFacts:
+    """The record of one Python file (or `.pyi` stub). `bases`: what classes of other
+    files that this file's classes derive from generate (name as bound here ->
+    `pyclass.ClassModel`; `claims/kinds/_inherit.py` reads them from their files)."""
     src = data.decode("utf-8", errors="replace")
     module = names.module_name(path)
     try:
@@ -429,6 +431,7 @@ def extract(path: str, data: bytes, blob: str | None = None, *,
         return FileFacts(path=path, blob=blob, lang="python", parse_errors=1, module=module,
                          producer=producer)
     w = _Walker(src, path)
+    w.classes.update(bases or {})
     w.body(tree.body, (), False)
     if "__getattr__" in src:
         pymodule.lazy_exports(tree, w)

@@ -107,7 +107,7 @@ class DefaultKind(ClaimKind):
             raise ClaimError("options.param must be a parameter name")
         facts, sf = file_facts(claim, ctx)
         if param:
-            cands = callables(facts, claim.symbol)
+            cands = callables(facts, claim.symbol, ctx)
             if not cands:
                 raise unresolved(facts, claim.symbol, "function/method/constructor")
             seen = []

@@ -11,8 +11,10 @@ The ordered parameters of a callable, by name and optionally with defaults:
   or the one generated from the fields of a dataclass, pydantic model, attrs class or
   `NamedTuple` (as `inspect.signature(cls)` gives it at run time: keyword-only fields
   last, pydantic fields keyword-only and by alias, attrs private names without their
-  underscore); a generated constructor of a class whose bases are in another file is
-  `unavailable` unless `match = "subset"` (the inherited fields are not known there);
+  underscore); bases in other files of the upstream are followed through the file's
+  imports (their files read at pinned identity), so inherited fields come first as at
+  run time; a base no provider serves leaves the constructor open: `unavailable`
+  unless `match = "subset"`;
 - pybind11 `__init__`/`.def(...)` with `py::arg("x") = default`.
 
 When there are overloads, the claim holds if one of them matches; the message lists the
@@ -75,6 +77,7 @@ import re
 from verifier.claims.compare import same_name
 from verifier.claims.compare import same_value as compare_value
 from verifier.claims.compare import squash_text
+from verifier.claims.kinds._inherit import needs_bases, with_inherited
 from verifier.claims.kinds._lookup import (check_options, file_facts, lookup, need, option,
                                            sym_desc, unresolved)
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
@@ -87,17 +90,22 @@ _KINDS = ("positional_only", "positional_or_keyword", "keyword_only", "var_posit
 MARKERS = ("/", "*")
 
 
-def callables(facts: FileFacts, symbol: str) -> list[Sym]:
+def callables(facts: FileFacts, symbol: str, ctx: CheckContext | None = None) -> list[Sym]:
     """The callables `symbol` names; a class means its constructors (a Python class's
     `__init__`, written or generated from its fields by the fact model: dataclass,
-    pydantic, attrs, NamedTuple)."""
+    pydantic, attrs, NamedTuple; with `ctx`, bases in other files are followed:
+    `_inherit.py`)."""
     found = lookup(facts, symbol)
     out = [s for s in found if s.kind in _CALLABLE and s.params is not None]
     for s in found:
         if s.kind not in ("class", "struct"):
             continue
         if facts.lang == "python":
-            out.extend(c for c in facts.children(s) if c.name == "__init__" and c.params is not None)
+            f = facts
+            if ctx is not None and needs_bases(facts, s):
+                f = with_inherited(facts, s, ctx)
+                s = next((x for x in f.syms if x.qual == s.qual and x.kind == s.kind), s)
+            out.extend(c for c in f.children(s) if c.name == "__init__" and c.params is not None)
         else:
             out.extend(c for c in facts.children(s)
                        if c.kind == "constructor" and c.params is not None)
@@ -264,7 +272,7 @@ class SignatureKind(ClaimKind):
         mode = option(claim, "match", "exact", ("exact", "prefix", "subset"))
         exp = _expected(claim)
         facts, sf = file_facts(claim, ctx)
-        cands = callables(facts, claim.symbol)
+        cands = callables(facts, claim.symbol, ctx)
         if not cands:
             raise unresolved(facts, claim.symbol, "function/method/constructor",
                              _CALLABLE | {"class", "struct"})
