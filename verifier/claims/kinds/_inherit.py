@@ -13,16 +13,11 @@ found, leaves the class as it was: open, never guessed."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from verifier.claims.kinds.base import CheckContext, SourceUnavailable
 from verifier.facts import names
 from verifier.facts import python as pyfacts
 from verifier.facts.model import FileFacts, Sym
 from verifier.facts.pyclass import ClassModel
-
-if TYPE_CHECKING:
-    pass
 
 _DEPTH = 4
 
