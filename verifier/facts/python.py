@@ -22,6 +22,11 @@ function body is a symbol, but `self.x` assignments in methods are attributes):
   surface; `__all__` (literal list/tuple, `+=`, `.extend`, `.append`);
 - module-level and class-level `if`/`try`/`for`/`while`/`with`/`match` blocks are
   walked (TYPE_CHECKING, optional imports, platform branches).
+- once a class body is walked, `facts/pyclass.py` rewrites its symbols with what the
+  class generates (flavour, fields and defaults, the generated constructor, enum
+  members, properties, slots, method traits); once the module is walked,
+  `facts/pymodule.py` adds the names a module `__getattr__` serves lazily, and
+  functional `namedtuple(...)` / `NamedTuple(...)` classes are read where assigned.
 
 Lines are counted at "\\n" only (as git and `textlines.py` do): `str.splitlines`
 would also split at form feeds and shift every later offset.
