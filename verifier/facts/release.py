@@ -41,15 +41,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier.facts import python as pyfacts
-from verifier.facts.model import (KEYWORD_ONLY, VAR_KEYWORD, VAR_POSITIONAL, FileFacts, Param,
-                                  Sym)
+from verifier.facts.model import (KEYWORD_ONLY, TRAITS, VAR_KEYWORD, VAR_POSITIONAL, FileFacts,
+                                  Param, Sym)
 from verifier.gitblob import blob_sha
 
 if TYPE_CHECKING:
     from verifier.pins import Upstream, Wheel
     from verifier.project import Project
 
-RELEASE_VERSION = 1
+RELEASE_VERSION = 2
 INTROSPECT_TIMEOUT = 900.0
 
 
@@ -146,18 +146,25 @@ def _records_from(data: dict, label: str) -> list[FileFacts]:
         mod = m["module"]
         syms: list[Sym] = []
 
-        def add(qual: tuple[str, ...], kind: str, ps, members) -> None:
+        def add(qual: tuple[str, ...], row: list) -> None:
+            kind, ps, members = row[1], row[2], row[3]
+            extra = row[4] if len(row) > 4 and isinstance(row[4], dict) else {}
             params = None if ps is None else tuple(
                 Param(p[0], p[1], None, p[2] if p[2] in _KINDS else None) for p in ps)
+            traits = tuple(t for t in extra.get("traits", ()) if t in TRAITS)
+            value = extra.get("value") if isinstance(extra.get("value"), str) else None
             syms.append(Sym(name=qual[-1], kind=kind, qual=qual, start=0, end=0, params=params,
-                            origin="introspection"))
+                            origin="generated" if "generated" in traits else "introspection",
+                            value=value, traits=traits))
             for sub in members or ():
-                add(qual + (sub[0],), sub[1], sub[2], sub[3])
+                add(qual + (sub[0],), sub)
 
-        for name, kind, ps, members in m["names"]:
-            add((name,), kind, ps, members)
+        for row in m["names"]:
+            add((row[0],), row)
+        exports = m.get("all")
         out.append(FileFacts(path=mod, blob=None, lang="python", syms=tuple(syms), module=mod,
-                             producer="introspection"))
+                             producer="introspection",
+                             exports=tuple(exports) if isinstance(exports, list) else None))
     return out
 
 

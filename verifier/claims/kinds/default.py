@@ -18,8 +18,12 @@ sequences, set literals and flag compositions (`A | B`) as sets, calls by name a
 arguments (`wp.vec3(0)` == `wp.vec3(0.0)`), anything else as an expression
 (`Eigen::Vector3d::Zero()`). Names in `expected` may be written in the lesson's notation when the claim file or the
 course declares it (`[notation]`, see docs/claims/README.md); the verdict names the
-entries it needed. A dataclass `field(default=X)` counts as `X` and
-`field(default_factory=F)` as `F()`.
+entries it needed. A field's default is what the fact model reads from its declaration:
+a dataclass `field(default=X)` counts as `X` and `field(default_factory=F)` as `F()`,
+so do pydantic `Field(X)` / `Field(default_factory=F)` and attrs `attr.ib(default=X)`,
+`factory=F`, `Factory(F)`; a required field (`Field(...)`, no value) has no default. A
+class's generated constructor (dataclass, pydantic, attrs, `NamedTuple`) takes the same
+defaults, so `options.param` on the class works too.
 
 ## Why it matters
 Lessons tell readers what happens when they pass nothing: a changed default silently
@@ -103,15 +107,14 @@ class DefaultKind(ClaimKind):
             raise ClaimError("options.param must be a parameter name")
         facts, sf = file_facts(claim, ctx)
         if param:
-            cands = callables(facts, claim.symbol)
+            cands = callables(facts, claim.symbol, ctx)
             if not cands:
                 raise unresolved(facts, claim.symbol, "function/method/constructor")
             seen = []
             for s in cands:
                 for p in s.params or ():
                     if p.name == param:
-                        val = unwrap_field(p.default) if s.kind == "dataclass-init" else p.default
-                        seen.append((s, val))
+                        seen.append((s, p.default))
             if not seen:
                 s = cands[0]
                 names = [p.name for c in cands for p in c.params or ()]

@@ -6,9 +6,9 @@ The ordered members of a container:
 | container | members |
 |---|---|
 | C/C++ struct or union (`mjData`, typedefs are followed to `mjData_`) | fields |
-| enum (`mjtState`) | enumerators |
-| Python dataclass / class with annotated fields | fields, in order |
-| other Python class | `__init__`, public methods and attributes |
+| enum (`mjtState`), Python `Enum`/`IntEnum`/`Flag` class | enumerators (members, in order) |
+| Python dataclass, pydantic model, attrs class, `NamedTuple`, `TypedDict`, class with annotated fields | fields, in order (as `dataclasses.fields()` lists them: no `ClassVar`, no `InitVar`; pydantic private names and `model_config` are no fields) |
+| other Python class | `__init__` (written or generated), public methods and attributes: class attributes, properties, `__slots__` and instance attributes assigned in any method (`self.x = ...` in `build()` too) |
 | Python module (`symbol` = the module, e.g. `newton.sensors`) | `__all__` (literal list, `+=`, `.extend`), else public top-level names |
 | pybind11 class in a bindings file | the names bound on it (`__init__`, `.def(...)`) |
 
@@ -35,7 +35,7 @@ expected = ["SensorContact", "SensorFrameTransform", "SensorIMU", "SensorTiledCa
 | option | meaning |
 |---|---|
 | `match` | `exact` (default): same names, same order; `prefix`; `subset`: every expected name present, any order; `set`: the same names, any order; `count`: `expected` is the number of members |
-| `of` | `fields` \| `methods` \| `enumerators` \| `all`: override the default selection above |
+| `of` | `fields` (fields and attributes: properties, slots, class and instance attributes) \| `methods` (methods and constructors; a property is an attribute, not a method) \| `enumerators` \| `all`: override the default selection above |
 
 ## Evidence
 The container's lines (`__all__`'s lines for a module).
@@ -59,20 +59,21 @@ _CONTAINERS = {"struct", "union", "class", "enum", "typedef", "namespace"}
 
 
 def members_of(facts: FileFacts, s: Sym, of: str | None) -> list[str]:
-    # `self.x` assigned outside `__init__` (origin "self") is not counted as a member
-    kids = [k for k in facts.children(s) if k.origin != "self"]
+    kids = facts.children(s)
     if of == "all":
         return _uniq(k.name for k in kids)
     if of == "fields":
         return _uniq(k.name for k in kids if k.kind in ("field", "attribute"))
     if of == "methods":
         return _uniq(k.name for k in kids if k.kind in ("method", "constructor", "function"))
-    if of == "enumerators" or s.kind == "enum":
+    if of == "enumerators" or s.kind == "enum" or s.flavour == "enum":
         return _uniq(k.name for k in kids if k.kind == "enumerator")
     if s.kind in ("struct", "union"):
         return _uniq(k.name for k in kids if k.kind == "field")
     if facts.lang == "python" or s.origin:
-        fields = [k.name for k in kids if k.kind == "field"]
+        # a generated-constructor class's fields as `dataclasses.fields()` lists them
+        # (no `InitVar`, no `ClassVar`), a plain class's annotated names
+        fields = [k.name for k in kids if k.kind == "field" and "initvar" not in k.traits]
         if fields and not s.origin:
             return _uniq(fields)
         return _uniq(k.name for k in kids if not k.name.startswith("_") or k.name == "__init__")

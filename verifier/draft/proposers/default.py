@@ -137,8 +137,11 @@ class DefaultProposer(Proposer):
         """The constructor of `f`'s class when it takes `name` with a default
         (`self.iterations = iterations` is set from `__init__(iterations=2)`)."""
         for d in env.indexes[up].by_path.get(f.path, []):
+            # a constructor generated from the fields (dataclass, pydantic, attrs) takes
+            # the field's own default: the field is the claim's locator
             if d.qual[:-1] == f.qual[:-1] and d.kind in ("constructor", "method") \
-                    and d.name in ("__init__", f.qual[-2]) and name in d.defaulted:
+                    and d.name in ("__init__", f.qual[-2]) and name in d.defaulted \
+                    and d.origin != "generated":
                 return d
         return None
 
