@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from verifier.claims.check import locate
+from verifier.claims.sentences import locate
 from verifier.claims.coverage import fragment_offset, parsed, split_lessons, unit_of, units
 from verifier.claims.loader import LoadedClaim, load_claims
 from verifier.draft import fragment as fragments
