@@ -155,7 +155,12 @@ def _slip(project: "Project", upstream: str | None, bound: Bound) -> str | None:
     for sc in bound.edit.spans:
         if not sc.now or sc.why:
             continue
-        old, new = split_symbol(sc.was)[-1], split_symbol(sc.now)[-1]
+        if not (re.fullmatch(r"[\w.:>~-]+", sc.was) and re.fullmatch(r"[\w.:>~-]+", sc.now)):
+            continue
+        a, b = split_symbol(sc.was), split_symbol(sc.now)
+        if not a or not b:
+            continue
+        old, new = a[-1], b[-1]
         if old != new and abs(len(old) - len(new)) <= 1 and re.fullmatch(r"[A-Za-z_]\w+", new) \
                 and difflib.SequenceMatcher(None, old, new).ratio() >= 0.8:
             pairs.append((old, new))

@@ -370,7 +370,8 @@ def relocate(fragment: str, reviewed: Reviewed | None, sentences: list[tuple[str
     want = len(fragment)
     # a claim reviewed in a whole table row (its contexts cross cells) follows a row;
     # one reviewed in a sentence or a cell, a sentence
-    rows = reviewed is not None and any("|" in left + right for left, _, right in reviewed.spans)
+    rows = "|" in fragment or reviewed is not None and any(
+        "|" in left + right for left, _, right in reviewed.spans)
     for sent, line, whole_line in sentences:
         if not sent or whole_line != rows:
             continue

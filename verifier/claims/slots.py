@@ -10,8 +10,10 @@ that hold its value — its *slots*:
   symbol                       its last component (`mjModel.nq` for the span `nq`)
   options                      a value (`param = "gravity_vector"`, a binding's value)
   runtime.code, runtime.setup  a token of the snippet: a name wherever it occurs, a
-                               number only where it occurs once (a `1` used as an index
-                               elsewhere in the snippet is not the sentence's `1`)
+                               number where it occurs once, or everywhere it is written
+                               the same way when it is no common number (a `1` used as an
+                               index elsewhere in the snippet is not the sentence's `1`;
+                               `0.001` passed and divided by is one quantity)
 
 `derive` writes a span's new reading into each of its slots and returns the new
 claim: `expected` is derived from the sentence's words, so the claim checks what
@@ -95,6 +97,16 @@ def _fields(data: dict):
             yield field, value
 
 
+_COMMON = {Fraction(n) for n in (-1, 0, 1, 2, 3, 4, 5, 10, 100)} | {Fraction(1, 2)}
+
+
+def _distinctive(r: Number) -> bool:
+    """A number a snippet would not use for anything else: written the same way in
+    several places of a snippet, it is the same quantity (`h = 0.001` passed and divided
+    by); 0, 1, 2, 10, 0.5 and the like are not."""
+    return r.value not in _COMMON
+
+
 def _number_slots(r: Number, data: dict) -> list[Slot]:
     want = {r.value}
     if r.unit:
@@ -120,7 +132,8 @@ def _number_slots(r: Number, data: dict) -> list[Slot]:
                     if got.value == r.value or (r.unit and got.value == r.si):
                         hits.append(Slot(path, m.start(), m.end(),
                                          "token" if got.value == r.value else "si-token"))
-                if code and len(hits) > 1:
+                if code and len(hits) > 1 and not (_distinctive(r) and len(
+                        {v[h.start:h.end] for h in hits}) == 1):
                     continue          # ambiguous in a snippet: not the sentence's number
                 out.extend(hits)
     return out

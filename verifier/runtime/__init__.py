@@ -151,16 +151,25 @@ def _merge(res: ClaimResult, kind: str, rt: RuntimeResult, negated: bool = False
         return res.model_copy(update=update)
     if kind == "runtime":
         update["expected"] = rt.expected
+        # what the static check said besides "runtime-only claim" (a followed sentence)
+        said = "; ".join(p for p in (res.message or "").split("; ") if p and
+                         p != "runtime-only claim")
+
+        def said_and(text: str | None) -> str | None:
+            return f"{said}; {text}" if said and text else (said or text)
+
         if rt.status == "confirmed":
             update.update(verdict=Verdict.VERIFIED, actual=rt.value,
-                          message="confirmed at runtime")
+                          message=said_and("confirmed at runtime"))
         elif rt.status == "refuted":
-            update.update(verdict=Verdict.DIVERGED, actual=rt.value, message=rt.message)
+            update.update(verdict=Verdict.DIVERGED, actual=rt.value, message=said_and(rt.message))
         elif rt.status == "error":
-            update.update(verdict=Verdict.ERROR, message=f"runtime check failed: {rt.message}")
+            update.update(verdict=Verdict.ERROR,
+                          message=said_and(f"runtime check failed: {rt.message}"))
         else:   # skipped / env-mismatch: nothing decided
             update.update(verdict=Verdict.UNAVAILABLE,
-                          message=f"runtime-only claim; runtime {rt.status}: {rt.message}")
+                          message=said_and(f"runtime-only claim; runtime {rt.status}: "
+                                           f"{rt.message}"))
         return res.model_copy(update=update)
     static = res.verdict
     note = None
