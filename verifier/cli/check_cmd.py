@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from verifier.cli.summaries import check_line
     from verifier.rendermemo import Renders
 
-    project, result = execute(args, opts)
+    project, result = execute(args, opts, stages=opts.runtime != "none")
     report = result.report
     with gcpause.paused():      # plain data of every claim, written and dropped
         if args.format == "json":

@@ -148,6 +148,17 @@ def _tolerant_streams() -> None:
                 stream.reconfigure(errors="backslashreplace")
 
 
+def _run(args: argparse.Namespace) -> int:
+    """The command, with any progress bar off the screen when it ends (also by an
+    exception: the error funnel's line must not be drawn under a bar)."""
+    try:
+        return int(args._run(args))
+    finally:
+        out = sys.modules.get("verifier.cli.output")   # loaded only if something printed
+        if out is not None:
+            out.end_progress()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # pydantic plugins installed beside the verifier (observability hooks) would be
@@ -165,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return ExitCode.USAGE
     try:
-        return source_notices(args, int(args._run(args)))
+        return source_notices(args, _run(args))
     except VerifierError as exc:
         _print_error("error:", exc.render())
         return exc.exit_code

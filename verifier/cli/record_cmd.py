@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from verifier.rendermemo import Renders
     from verifier.reporters import reporter
 
-    project, result = execute(args, opts)
+    project, result = execute(args, opts, stages=True)
     report = result.report
     renders = Renders(report, project.store)
     written: list[Path] = []

@@ -13,12 +13,14 @@ if TYPE_CHECKING:
     from verifier.project import Project
 
 
-def execute(args: argparse.Namespace, opts: "RunOptions") -> "tuple[Project, Run]":
+def execute(args: argparse.Namespace, opts: "RunOptions",
+            stages: bool = False) -> "tuple[Project, Run]":
+    """`stages`: off a terminal, one stderr line per step (commands that run long)."""
     from verifier import pipeline
     from verifier.cli.output import RichProgress
 
     project = project_from(args)
-    result = pipeline.run(project, opts, RichProgress(quiet(args)))
+    result = pipeline.run(project, opts, RichProgress(quiet(args), stages=stages))
     report_crashes(args, result)
     return project, result
 

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from verifier.rendermemo import Renders
     from verifier.reporters import VERIFY_FORMATS, reporter
 
-    project, result = execute(args, opts)
+    project, result = execute(args, opts, stages=True)
     report = result.report
     render.sources_table(result.files)
     renders = Renders(report, project.store)
