@@ -262,8 +262,8 @@ def run(project: "Project", opts: RunOptions, progress: Progress | None = None) 
             from verifier.runtime import confirm
 
             n = sum(1 for lc, _ in pairs if lc.claim.runtime is not None)
-            progress.begin(f"runtime: {n:,} check{'s' if n != 1 else ''} "
-                           "(environments, then the checks)")
+            progress.begin(f"runtime ({n:,} claim{'s' if n != 1 else ''} with a runtime "
+                           f"check, --runtime {opts.runtime})")
             claims, sampling = confirm(project, pairs, mode=opts.runtime, sample=opts.sample,
                                        seed=opts.seed)
             progress.end()

@@ -31,14 +31,26 @@ def test_lint_paths_are_relative_to_the_current_directory(cli, with_error, monke
     assert path == "course-b/docs/intro.md" and Path(path).is_file()
 
 
-def test_paths_outside_the_current_directory_are_absolute(cli, with_error, monkeypatch,
-                                                          tmp_path):
+def test_paths_far_outside_the_current_directory_are_absolute(cli, with_error, monkeypatch,
+                                                              tmp_path):
+    elsewhere = tmp_path / "a" / "b" / "c"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    _, out, _ = cli(*with_error.args("lint"))
+    path = next(ln for ln in out.splitlines() if "VL101" in ln).split(":", 1)[0]
+    assert os.path.isabs(path) and Path(path).is_file()
+
+
+def test_paths_beside_the_current_directory_are_relative(cli, with_error, monkeypatch,
+                                                         tmp_path):
+    """F12: a course copy next to the project (`../shared/course/...`) is printed as the
+    course note prints it, not as an absolute path."""
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     _, out, _ = cli(*with_error.args("lint"))
     path = next(ln for ln in out.splitlines() if "VL101" in ln).split(":", 1)[0]
-    assert os.path.isabs(path) and Path(path).is_file()
+    assert path == "../proj/course-b/docs/intro.md" and Path(path).is_file()
 
 
 def test_check_lines_name_the_lesson_file(cli, proj, monkeypatch):

@@ -75,5 +75,5 @@ def run(args: argparse.Namespace) -> int:
             render.claims_list(result, every=args.every)
             if report.findings:          # the claim files' own warnings (notation-unused)
                 render.findings_list(result, project.root)
-    render.final(check_line(report), machine=args.format != TEXT)
+    render.final(check_line(report), machine=args.format != TEXT, args=args)
     return result.exit_code

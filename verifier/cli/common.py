@@ -88,15 +88,17 @@ def project_from(args: argparse.Namespace) -> "Project":
     return project
 
 
-def source_notices(args: argparse.Namespace, code: int) -> int:
-    """After a command: print the source layer's notices (warnings always, the rest unless
-    -q) on stderr, and turn the exit code into 1 under --strict when any is a warning."""
+_WARNED: list[bool] = []   # a `sources warning` was printed in this invocation
+
+
+def print_source_notices(args: argparse.Namespace) -> None:
+    """Print the source layer's notices (warnings always, the rest unless -q) on stderr
+    now; a command calls it before its last line, so that line stays the last one."""
     if not _PROJECTS:   # a command that opened no project (rules, docs, --help) says nothing
-        return code
+        return
     from verifier.cli import output as o
     from verifier.sources.models import NOTIFIED_CODES
 
-    warned = False
     while _PROJECTS:
         project = _PROJECTS.pop(0)
         layer = project._layer
@@ -105,13 +107,22 @@ def source_notices(args: argparse.Namespace, code: int) -> int:
         for n in layer.notices():
             if n.severity != "warning" and (quiet(args) or n.code in NOTIFIED_CODES):
                 continue
-            warned |= n.severity == "warning"
+            if n.severity == "warning":
+                _WARNED.append(True)
             paths = ""
             if n.paths:
                 shown = ", ".join(n.paths[:5])
                 paths = f" ({shown}{f', … {len(n.paths) - 5} more' if len(n.paths) > 5 else ''})"
             o.err_line((f"sources {n.severity}:", "yellow" if n.severity == "warning" else "cyan"),
                        f" [{n.code}] {n.message}{paths}")
+
+
+def source_notices(args: argparse.Namespace, code: int) -> int:
+    """After a command: print the source layer's notices not printed yet, and turn the
+    exit code into 1 under --strict when any was a warning."""
+    print_source_notices(args)
+    warned = bool(_WARNED)
+    _WARNED.clear()
     if warned and getattr(args, "strict", False) and code == 0:
         return 1
     return code

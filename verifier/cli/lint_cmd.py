@@ -93,5 +93,5 @@ def run(args: argparse.Namespace) -> int:
         else:
             render.findings_list(result, project.root, info=args.info)
     render.final(lint_line(result.report, info_hidden=args.format == TEXT and not args.info),
-                 machine=args.format != TEXT)
+                 machine=args.format != TEXT, args=args)
     return result.exit_code

@@ -8,7 +8,8 @@
   a workflow command. Both streams are wrapped so such a line is printed with its
   first character percent-escaped (`%3A:error ...`): only `--format github` emits
   workflow commands, and it writes to stdout directly.
-- Paths are printed relative to the current directory when below it, else absolute,
+- Paths are printed relative to the current directory when below it or at most two
+  `..` away (a course copy beside the project: `../shared/course/...`), else absolute,
   so terminals and editors can open them.
 - Progress bars (rich) are shown on stderr only on a terminal and without `-q`; a note
   printed while a bar is live goes through the bar's own console (rich draws it above
@@ -252,8 +253,12 @@ def show(renderable) -> None:
         con.print(renderable)
 
 
+UP_LEVELS = 2   # a path this many `..` away (a course copy beside the project) stays relative
+
+
 def rel(path: str | os.PathLike | None) -> str:
-    """A path the user can open: relative to the current directory when below it."""
+    """A path the user can open: relative to the current directory when below it or near
+    it (`../shared/course/...`, as written: symlinks on the way are kept), else absolute."""
     if path is None:
         return "-"
     p = Path(path)
@@ -265,7 +270,15 @@ def rel(path: str | os.PathLike | None) -> str:
     try:
         return absolute.relative_to(cwd).as_posix()
     except ValueError:
+        pass
+    try:
+        near = os.path.relpath(os.path.abspath(p), os.getcwd())
+    except ValueError:          # another drive
         return str(absolute)
+    parts = Path(near).parts
+    if parts.count("..") <= UP_LEVELS and ".." not in parts[parts.count(".."):]:
+        return Path(near).as_posix()
+    return str(absolute)
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:

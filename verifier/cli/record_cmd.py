@@ -96,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
         for path in written:
             o.info(f"wrote {o.rel(path)}")
     # the last line goes to stderr when stdout carries a format (a record, annotations)
-    render.final(verify_line(report, o.rel(args.out) + "/" if to_dir else None),
-                 machine=not args.out or "github" in fmts, quiet=quiet(args))
+    html = next((p for p in written if p.suffix == ".html"), None)
+    render.final(verify_line(report, o.rel(args.out) + "/" if to_dir else None,
+                             html=o.rel(html) if html else None),
+                 machine=not args.out or "github" in fmts, quiet=quiet(args), args=args)
     return result.exit_code

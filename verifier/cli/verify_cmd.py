@@ -57,11 +57,17 @@ def run(args: argparse.Namespace) -> int:
         render.print_record(report, "github", renders)
         reporter("github").publish(report)
     render.verdict_table(report)
+    render.to_fix(result, project.root)
     for nr in report.not_run:
         o.say(("not run:", "yellow"), f" {nr.stage}: {nr.what} — {nr.why}")
-    for n in report.notes:
-        o.say(("note:", "yellow"), f" {n.upstream + ': ' if n.upstream else ''}{n.text}")
     if not quiet(args):
+        # the record's notes, on stderr; an identity warning is printed once, by the
+        # source layer's `sources warning:` line just before the last line
+        for n in report.notes:
+            if n.code is None:
+                o.note(f"{n.upstream + ': ' if n.upstream else ''}{n.text}")
         o.info(f"wrote {o.plural(len(written), 'file')} into {o.rel(args.out)}/")
-    render.final(verify_line(report, o.rel(args.out) + "/"))
+    html = next((p for p in written if p.suffix == ".html"), None)
+    render.final(verify_line(report, o.rel(args.out) + "/", html=o.rel(html) if html else None),
+                 args=args)
     return result.exit_code
