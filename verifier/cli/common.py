@@ -25,7 +25,8 @@ def add_global(p: argparse.ArgumentParser) -> None:
     g.add_argument("--offline", action="store_true", default=argparse.SUPPRESS,
                    help="never use the network; serve from cache, mirrors and local stores")
     g.add_argument("--cache", type=Path, default=argparse.SUPPRESS,
-                   help="cache directory (default: $VERIFIER_CACHE or $XDG_CACHE_HOME/verifier)")
+                   help="cache directory (default: $VERIFIER_CACHE, else "
+                        "$XDG_CACHE_HOME/verifier, else ~/.cache/verifier)")
     g.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                    help="no progress or notes on stderr")
     g.add_argument("--refresh", action="store_true", default=argparse.SUPPRESS,

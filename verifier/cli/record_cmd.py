@@ -17,6 +17,11 @@ from verifier.cli.check_cmd import add_runtime, add_selection
 
 HELP = "run lint and the claim check, and write a verification record (json, markdown, " \
        "html, sarif, junit, github)"
+DESCRIPTION = (HELP + ". `verify` is the main job (it also acquires every needed source "
+               "first, confirms claims at runtime by default and writes every format into "
+               "--out); `record` writes the formats you name, for the lessons you select, "
+               "with --runtime none unless asked: a record of part of a course, or one "
+               "format on stdout.")
 
 
 def _formats(value: str) -> list[str]:

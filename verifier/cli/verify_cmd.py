@@ -21,6 +21,16 @@ HELP = ("the main job: acquire sources, lint lessons, check claims, confirm them
         "write records (json, markdown, html, sarif, junit) into --out")
 
 
+# options of other commands that people try here
+NOT_AN_OPTION = {"--format": "verify writes every record format into --out; `verifier check "
+                 "--format FMT` or `verifier record --format FMT` writes one"}
+
+
+DESCRIPTION = (HELP + ". An author's day-to-day is lighter: after editing a lesson, "
+               "`verifier lint LESSON` and `verifier check --lesson LESSON` (each well under "
+               "a second warm); `verify` is what CI runs on a pull request.")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=Path("out"),
                    help="directory for the records (default: ./out)")
