@@ -248,3 +248,22 @@ def test_a_lesson_name_that_is_not_utf8_is_a_clear_error(cli, proj):
         code, out, err = cli(*proj.args(*argv))
         assert code == 2, (argv, out, err)
         assert "bad\\udcff.md" in err and "not valid UTF-8" in err
+
+
+def test_a_course_copy_behind_a_link_is_shown_the_way_the_user_reaches_it(tmp_path,
+                                                                          monkeypatch):
+    """F12: `../shared` beside the project is a link to a directory far away; a lesson
+    under it is printed as `../shared/...` (what the course note says), not absolute."""
+    from verifier.cli.output import _links_near, rel
+
+    far = tmp_path / "x" / "y" / "z" / "shared"
+    (far / "course").mkdir(parents=True)
+    lesson = far / "course" / "l.md"
+    lesson.write_text("# l\n")
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "shared").symlink_to(far)
+    (tmp_path / "w" / "main").mkdir()
+    monkeypatch.chdir(tmp_path / "w" / "main")
+    _links_near.cache_clear()
+    assert rel(lesson) == "../shared/course/l.md"
+    assert rel("/no-such-dir-here/other.md") == "/no-such-dir-here/other.md"

@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from functools import lru_cache
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -271,6 +272,9 @@ def rel(path: str | os.PathLike | None) -> str:
         return absolute.relative_to(cwd).as_posix()
     except ValueError:
         pass
+    for target, shown in _links_near(str(cwd)):    # ../shared -> /work/shared, as written
+        if absolute.is_relative_to(target):
+            return (Path(shown) / absolute.relative_to(target)).as_posix()
     try:
         near = os.path.relpath(os.path.abspath(p), os.getcwd())
     except ValueError:          # another drive
@@ -279,6 +283,30 @@ def rel(path: str | os.PathLike | None) -> str:
     if parts.count("..") <= UP_LEVELS and ".." not in parts[parts.count(".."):]:
         return Path(near).as_posix()
     return str(absolute)
+
+
+@lru_cache(maxsize=4)
+def _links_near(cwd: str) -> tuple[tuple[Path, str], ...]:
+    """Symbolic links to directories in the current directory and the UP_LEVELS above it
+    (a course copy beside the project: `../shared` -> /work/shared): (target, how the
+    user reaches it), so a resolved path under one is shown the way the user reaches it."""
+    out = []
+    here = Path(cwd)
+    for up in range(UP_LEVELS + 1):
+        base = here.parents[up - 1] if up else here
+        try:
+            entries = list(os.scandir(base))
+        except OSError:
+            continue
+        for ent in entries:
+            try:
+                if ent.is_symlink() and ent.is_dir():
+                    target = Path(ent.path).resolve()
+                    if not here.is_relative_to(target):   # not a link back to us
+                        out.append((target, "/".join([".."] * up + [ent.name])))
+            except OSError:
+                continue
+    return tuple(out)
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:
