@@ -250,6 +250,11 @@ def test_browser_filters_reach_claims_and_findings(record, page_file, tmp_path):
     dom = run_browser(tmp_path, page_file.as_uri() + "#verdict=diverged", "--dump-dom").stdout
     assert visible(dom, "claim", "data-verdict") == Counter({"diverged": want_v["diverged"]})
     assert f'data-shown="{want_v["diverged"]}"' in dom
+    # the needs-attention list follows the filters too (F10): its diverged entries, and
+    # the lint entries whose cards the verdict filter leaves shown
+    claims, findings = attention_items(record)
+    diverged = sum(1 for c in claims if c.verdict.value == "diverged")
+    assert f'data-shown-attention="{diverged + len(findings)}"' in dom
     # the severity filter reaches lint findings (and leaves claims alone)
     dom = run_browser(tmp_path, page_file.as_uri() + "#severity=error", "--dump-dom").stdout
     assert visible(dom, "finding", "data-severity") == Counter({"error": want_s["error"]})
