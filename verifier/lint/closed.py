@@ -1,0 +1,267 @@
+"""Closed worlds: the parts of an upstream's API that the pinned release serves whole.
+
+Lint can call a name absent only where it can see everything the name could be.
+The worlds are derived from pins.toml and the served files, never listed by hand:
+
+- **served files**: every `map` rule of an upstream's pinned wheels (`wheel` prefix
+  -> `repo` prefix, optional `glob`) names a part of the repository the release
+  ships. When every source file the run knows under that prefix (matching the glob)
+  is served at pinned identity or from the pinned release, the names those files
+  declare are that part's whole API: MuJoCo's public C API (`include/mujoco/*.h`),
+  its Python package (`python/mujoco/*.py`), MJX, Newton, Warp. A new upstream gets
+  its worlds from its own wheel map.
+- **an introspected release**: the pinned runtime environment lists the members of
+  the upstream's compiled modules (`facts/release.py`, producer `introspection`):
+  pydrake's modules, classes and their members.
+
+`typo_of(name, ...)` answers the question lint asks of a name that no index holds:
+is it a writing slip of a name one of those worlds declares? Only a *near* slip
+counts (one letter dropped, doubled, changed or two swapped, a case slip, a plural
+`s`/`es`): a name further away may be the upstream's internal code (MuJoCo's
+engine `.c` files declare `mj_*` names of their own), so it stays unchecked.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from verifier.facts.symbols import Symbol, SymbolIndex
+    from verifier.lint.base import LintContext
+
+MIN_LEN = 4          # shorter names are too close to each other to call a slip
+
+
+@dataclass(frozen=True)
+class World:
+    upstream: str
+    label: str                         # what is served whole, for messages
+    prefix: str | None = None          # served files: repository prefix
+    glob: str | None = None            # ... and the map rule's glob on the remainder
+    producers: tuple[str, ...] = ()    # introspected release: its producers
+    paths: frozenset[str] = frozenset()   # cited files: the served files a lesson cites
+    # the upstream's Python package star-imports compiled modules nothing lists (no
+    # introspection): their names are unseen (methods of compiled classes), and
+    # bindings rename by case (`MjData` binds `mjData`): only a top-level name that is
+    # not a case variant can be a slip there
+    unseen_compiled: bool = False
+
+    def holds(self, s: "Symbol") -> bool:
+        if self.producers:
+            return s.producer in self.producers
+        if self.paths:
+            return s.path in self.paths
+        if not s.path.startswith(self.prefix or ""):
+            return False
+        rest = s.path[len(self.prefix or ""):]
+        return self.glob is None or fnmatch.fnmatchcase(rest, self.glob)
+
+
+def _memo(ctx: "LintContext") -> dict:
+    from verifier.lint.rules._names import memo
+
+    return memo(ctx)
+
+
+def worlds(ctx: "LintContext", upstream: str) -> list[World]:
+    """The closed worlds of `upstream` in this run (memoised per run)."""
+    store = _memo(ctx)
+    key = ("worlds", upstream)
+    if key not in store:
+        store[key] = _worlds(ctx, upstream)
+    return store[key]
+
+
+def _worlds(ctx: "LintContext", upstream: str) -> list[World]:
+    from verifier.facts.symbols import SOURCE_SUFFIXES
+
+    up = ctx.upstream(upstream)
+    idx = ctx.index(upstream)
+    known = [p for p in (*idx.files, *idx.unavailable) if p.endswith(SOURCE_SUFFIXES)]
+    out: list[World] = []
+    rel = idx.release_surface()
+    listed = rel is not None and "introspection" in rel.producers
+    unseen = not listed and any(m not in idx.modules for mods in idx.star_imports.values()
+                                for m in mods)
+    for wheel in up.wheel:
+        for rule in wheel.map:
+            under = [p for p in known if p.startswith(rule.repo) and (
+                rule.glob is None or fnmatch.fnmatchcase(p[len(rule.repo):], rule.glob))]
+            if under and all(p in idx.files for p in under):
+                what = rule.repo + (rule.glob or "")
+                out.append(World(upstream, f"{what} ({len(under)} files of "
+                                 f"{wheel.requirement}, served whole)",
+                                 prefix=rule.repo, glob=rule.glob, unseen_compiled=unseen))
+    if listed:
+        # the environment lists the compiled modules' members; the wheel's generated
+        # stubs (when it has them) describe the same modules
+        via = "; ".join(f"{k}: {v}" for k, v in sorted(rel.producers.items()))
+        out.append(World(upstream, f"the pinned release's modules as its environment "
+                         f"lists them ({via})", producers=("introspection", "stub")))
+    return out
+
+
+def is_slip(a: str, b: str) -> bool:
+    """`a` is a near writing slip of `b`: one letter dropped, added, changed or two
+    adjacent ones swapped (optimal string alignment distance 1), a case slip, or a
+    plural `es`."""
+    if a == b:
+        return False
+    if a.lower() == b.lower():
+        return True
+    if a == b + "es" or b == a + "es":
+        return True
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return False
+    if la == lb:
+        diff = [i for i in range(la) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        return (len(diff) == 2 and diff[1] == diff[0] + 1
+                and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if la < lb else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1:]
+
+
+@dataclass(frozen=True)
+class Slip:
+    name: str                   # the name the lesson wrote
+    meant: str                  # the world's name it is a slip of
+    symbol: "Symbol"
+    world: World
+    where: str                  # path:line, or the module for an introspected row
+    permalink: str | None
+
+
+def cited_world(upstream: str, paths, unseen_compiled: bool = False) -> World | None:
+    """The served files of `upstream` a lesson cites by permalink: whole files, so a
+    near slip of a name one of them declares, in the lesson that cites it, is a slip
+    (the name is in no index of any pinned upstream)."""
+    paths = frozenset(paths)
+    if not paths:
+        return None
+    shown = sorted(paths)
+    what = ", ".join(f"`{p}`" for p in shown[:3]) + (f" and {len(shown) - 3} more"
+                                                      if len(shown) > 3 else "")
+    return World(upstream, f"the files this lesson cites ({what}: served whole at pinned "
+                 "identity)", paths=paths, unseen_compiled=unseen_compiled)
+
+
+def typo_of(ctx: "LintContext", name: str, upstreams: list[str],
+            container: str | None = None, cited: dict[str, World] | None = None
+            ) -> Slip | None:
+    """The world name `name` is a near slip of, in the closed worlds of `upstreams`
+    and the files the paragraph cites (`cited`: upstream -> world), the first found
+    deterministically, or None. With `container` (`mjModel` of `mjModel.nbodyy`), a
+    member of that container is preferred."""
+    if len(name) < MIN_LEN:
+        return None
+    store = _memo(ctx)
+    cited = cited or {}
+    key = ("slip", tuple(upstreams), name, container,
+           tuple(sorted((u, w.paths) for u, w in cited.items())))
+    if key in store:
+        return store[key]
+    best: tuple | None = None
+    for up in upstreams:
+        ws = worlds(ctx, up) + ([cited[up]] if up in cited else [])
+        if not ws:
+            continue
+        idx = ctx.index(up)
+        for index in (idx, idx.release_surface()):
+            if index is None:
+                continue
+            for cand in _candidates(index, name):
+                for s in index.lookup(cand):
+                    w = next((w for w in ws if w.holds(s)), None)
+                    if w is None or s.kind == "import" or (w.unseen_compiled and (
+                            container is not None or s.name.lower() == name.lower())):
+                        # unseen compiled bindings: `spec.compile()` may be a method
+                        # of a compiled class, `MjData` a binding of `mjData`
+                        continue
+                    member = container is not None and _member_of(index, s, container)
+                    rank = (0 if member else 1, s.kind in ("parameter", "keyword"),
+                            0 if s.name.lower() != name.lower() else 1,
+                            s.path, s.line, s.name)
+                    if best is None or rank < best[0]:
+                        best = (rank, Slip(name, s.name, s, w, _where(s),
+                                           _permalink(ctx, up, s)))
+    store[key] = best[1] if best else None
+    return store[key]
+
+
+def _candidates(index: "SymbolIndex", name: str) -> list[str]:
+    """Names of the index that may be a near slip away from `name` (same first letter,
+    either case, or the first letter dropped/added), filtered by `is_slip`."""
+    heads = {name[0], name[0].swapcase()}
+    if len(name) > 1:
+        heads |= {name[1], name[1].swapcase()}
+    out = []
+    for h in sorted(heads):
+        for n in index.names_with_prefix(h):
+            if abs(len(n) - len(name)) <= 2 and is_slip(name, n):
+                out.append(n)
+    return sorted(set(out))
+
+
+def _member_of(index, s, container: str) -> bool:
+    return bool(s.parent) and (s.parent == container
+                               or index.aliases.get(container) == s.parent)
+
+
+def _where(s: "Symbol") -> str:
+    if s.line:
+        return f"{s.path}:{s.line}"
+    return f"{s.module or s.parent or s.path} ({s.producer})"
+
+
+def _permalink(ctx: "LintContext", upstream: str, s: "Symbol") -> str | None:
+    if not s.line or s.producer != "source":
+        return None
+    up = ctx.upstream(upstream)
+    base = up.repo.removesuffix(".git").rstrip("/")
+    if not base.startswith("https://github.com/"):
+        return None
+    end = f"-L{s.end}" if s.end and s.end > s.line else ""
+    return f"{base}/blob/{up.commit}/{s.path}#L{s.line}{end}"
+
+
+# --------------------------------------------------------------------------- slips
+
+SLIP_KINDS = ("drop", "swap", "double", "plural", "prefix")
+
+
+def make_slip(name: str, kind: str, at: int) -> str | None:
+    """`name` with one slip of `kind` as authors make them (the self-test's realistic
+    identifier mutants): a letter dropped or doubled, two adjacent letters swapped, a
+    wrong plural, a wrong prefix (`mjv_` -> `mjr_`, `mj_` -> `mju_`). `at` picks the
+    position (taken modulo the choices); None when the name has no such slip."""
+    letters = [i for i, c in enumerate(name) if c.isalpha() and i > 0]
+    if kind == "drop" and len(name) > MIN_LEN and letters:
+        i = letters[at % len(letters)]
+        return name[:i] + name[i + 1:]
+    if kind == "double" and letters:
+        i = letters[at % len(letters)]
+        return name[:i] + name[i] + name[i:]
+    if kind == "swap":
+        pairs = [i for i in range(1, len(name) - 1)
+                 if name[i].isalpha() and name[i + 1].isalpha() and name[i] != name[i + 1]]
+        if pairs:
+            i = pairs[at % len(pairs)]
+            return name[:i] + name[i + 1] + name[i] + name[i + 2:]
+    if kind == "plural" and name[-1:].isalpha():
+        return name[:-1] if name.endswith("s") and len(name) > MIN_LEN else name + "s"
+    if kind == "prefix" and "_" in name[1:6]:
+        head, _, rest = name.partition("_")
+        if head.startswith("mj"):     # the MuJoCo families: mj_, mjv_, mjr_, mju_, mjs_, mjd_
+            fams = [f for f in ("mj", "mjv", "mjr", "mju", "mjs", "mjd") if f != head]
+            return f"{fams[at % len(fams)]}_{rest}"
+        if head and rest and head[-1].isalpha():      # another family's prefix letter
+            return head[:-1] + ("s" if head[-1] != "s" else "t") + "_" + rest
+    return None
