@@ -261,3 +261,32 @@ def test_validation_pages_judge_the_upstream_commit_not_the_course_baselines(
     line = 1 + text[:text.index(f"的提交为 `{DRAKE}`")].count("\n")
     assert [f.line for f in es] == [line]
     assert bad in es[0].message and DRAKE in es[0].message
+
+
+def test_permalink_citing_the_neighbouring_declaration_warns(real_project, course_dir,
+                                                             tmp_path):
+    """newcomer-2 F3: a range moved onto the next declaration of the same header
+    (`mj_objectAcceleration` for a sentence about `mj_objectVelocity`) is a warning on
+    the link's line, saying where the named one is; the unedited lesson has none."""
+    clean = _copy(course_dir, tmp_path / "clean", "mujoco-atlas") / "state-and-time.md"
+    assert not [f for f in _lint(real_project, clean) if f.rule == "permalink-relevance"]
+    path, _ = _mutated(course_dir, tmp_path / "bad", "mujoco-atlas", "state-and-time.md",
+                       "mujoco.h#L632)", "mujoco.h#L636-L638)")
+    ws = [f for f in _lint(real_project, path) if f.rule == "permalink-relevance"]
+    assert len(ws) == 1 and ws[0].severity == "warning"
+    assert "`mj_objectAcceleration`" in ws[0].message and "`mj_objectVelocity`" in ws[0].message
+    assert "mujoco.h#L633" in ws[0].message
+
+
+@pytest.mark.parametrize("old,new,said", [
+    ("MuJoCo 3.15.0", "MuJoCo/MJX固定3.15.7树", "3.15.7"),
+    ("MuJoCo 3.15.0", "**MuJoCo** 阅读基线仍是 **3.15.8**", "3.15.8"),
+])
+def test_version_slips_in_cjk_and_bold(real_project, course_dir, tmp_path, old, new, said):
+    """issue 28: a version touching CJK text, or bold after pinned-source wording."""
+    text = (course_dir / "mujoco-atlas" / "docs" / "state-and-time.md").read_text("utf-8")
+    if old not in text:
+        pytest.skip(f"{old!r} not in the lesson any more")
+    path, _ = _mutated(course_dir, tmp_path, "mujoco-atlas", "state-and-time.md", old, new)
+    es = [f for f in _errors(_lint(real_project, path), "version")]
+    assert any(f.data.get("said") == said for f in es), es

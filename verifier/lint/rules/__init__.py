@@ -9,6 +9,7 @@ from verifier.lint.rules import meta  # noqa: F401  VL108, VL109
 from verifier.lint.rules import nesting  # noqa: F401  VL110
 from verifier.lint.rules import permalink_anchor  # noqa: F401  VL103
 from verifier.lint.rules import permalink_pin  # noqa: F401  VL101
+from verifier.lint.rules import permalink_relevance  # noqa: F401  VL111
 from verifier.lint.rules import permalink_target  # noqa: F401  VL102
 from verifier.lint.rules import relative_link  # noqa: F401  VL107
 from verifier.lint.rules import version  # noqa: F401  VL105
