@@ -16,8 +16,8 @@ The worlds are derived from pins.toml and the served files, never listed by hand
 
 `typo_of(name, ...)` answers the question lint asks of a name that no index holds:
 is it a writing slip of a name one of those worlds declares? Only a *near* slip
-counts (one letter dropped, doubled, changed or two swapped, a case slip, a plural
-`s`/`es`): a name further away may be the upstream's internal code (MuJoCo's
+counts (one letter dropped, doubled, changed or two swapped, a plural `s`/`es`;
+never a difference of case alone): a name further away may be the upstream's internal code (MuJoCo's
 engine `.c` files declare `mj_*` names of their own), so it stays unchecked.
 """
 
@@ -105,12 +105,12 @@ def _worlds(ctx: "LintContext", upstream: str) -> list[World]:
 
 def is_slip(a: str, b: str) -> bool:
     """`a` is a near writing slip of `b`: one letter dropped, added, changed or two
-    adjacent ones swapped (optimal string alignment distance 1), a case slip, or a
-    plural `es`."""
-    if a == b:
-        return False
+    adjacent ones swapped (optimal string alignment distance 1), or a plural `es`; a
+    name that differs only in case is another convention (`contactForce` beside the
+    field `contactforce`), not a slip."""
     if a.lower() == b.lower():
-        return True
+        return False     # another convention, not a slip: `contactForce` for `mj_contactForce`
+        #                  beside a field `contactforce`, `MjData` binding `mjData`
     if a == b + "es" or b == a + "es":
         return True
     la, lb = len(a), len(b)
