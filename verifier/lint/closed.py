@@ -169,7 +169,7 @@ def typo_of(ctx: "LintContext", name: str, upstreams: list[str],
     if key in store:
         return store[key]
     best: tuple | None = None
-    for up in upstreams:
+    for order, up in enumerate(upstreams):
         ws = worlds(ctx, up) + ([cited[up]] if up in cited else [])
         if not ws:
             continue
@@ -186,7 +186,8 @@ def typo_of(ctx: "LintContext", name: str, upstreams: list[str],
                         # of a compiled class, `MjData` a binding of `mjData`
                         continue
                     member = container is not None and _member_of(index, s, container)
-                    rank = (0 if member else 1, s.kind in ("parameter", "keyword"),
+                    rank = (order, 0 if member else 1, s.producer != "source",
+                            s.kind in ("parameter", "keyword"),
                             0 if s.name.lower() != name.lower() else 1,
                             s.path, s.line, s.name)
                     if best is None or rank < best[0]:
@@ -264,4 +265,17 @@ def make_slip(name: str, kind: str, at: int) -> str | None:
             return f"{fams[at % len(fams)]}_{rest}"
         if head and rest and head[-1].isalpha():      # another family's prefix letter
             return head[:-1] + ("s" if head[-1] != "s" else "t") + "_" + rest
+    return None
+
+
+def declaration(ctx: "LintContext", upstreams: list[str], name: str) -> str | None:
+    """Where `name` is declared in a served file of `upstreams`, as `path:line:
+    permalink` (the first, deterministically), for a "did you mean" that has none."""
+    for up in upstreams:
+        rows = [s for s in ctx.index(up).lookup(name) if s.line and s.producer == "source"
+                and s.kind not in ("import", "parameter", "keyword")]
+        if rows:
+            s = min(rows, key=lambda r: (r.path, r.line))
+            link = _permalink(ctx, up, s)
+            return f"{_where(s)}: {link}" if link else _where(s)
     return None
