@@ -278,15 +278,27 @@ def test_permalink_citing_the_neighbouring_declaration_warns(real_project, cours
     assert "mujoco.h#L633" in ws[0].message
 
 
-@pytest.mark.parametrize("old,new,said", [
-    ("MuJoCo 3.15.0", "MuJoCo/MJX固定3.15.7树", "3.15.7"),
-    ("MuJoCo 3.15.0", "**MuJoCo** 阅读基线仍是 **3.15.8**", "3.15.8"),
+@pytest.mark.parametrize("lesson,old,new,said", [
+    ("state-and-time.md", "MuJoCo 3.15.0", "MuJoCo/MJX固定3.15.7树", "3.15.7"),
+    ("state-and-time.md", "MuJoCo 3.15.0", "**MuJoCo** 阅读基线仍是 **3.15.8**", "3.15.8"),
+    ("cpu-batching.md", "3.15 的 `FULLPHYSICS`", "3.16 的 `FULLPHYSICS`", "3.16"),
 ])
-def test_version_slips_in_cjk_and_bold(real_project, course_dir, tmp_path, old, new, said):
-    """issue 28: a version touching CJK text, or bold after pinned-source wording."""
-    text = (course_dir / "mujoco-atlas" / "docs" / "state-and-time.md").read_text("utf-8")
+def test_version_slips_in_cjk_bold_and_bare(real_project, course_dir, tmp_path, lesson, old,
+                                            new, said):
+    """issue 28: a version touching CJK text, bold after pinned-source wording, or bare
+    in a lesson of one upstream ("3.15 的实现")."""
+    text = (course_dir / "mujoco-atlas" / "docs" / lesson).read_text("utf-8")
     if old not in text:
         pytest.skip(f"{old!r} not in the lesson any more")
-    path, _ = _mutated(course_dir, tmp_path, "mujoco-atlas", "state-and-time.md", old, new)
+    path, _ = _mutated(course_dir, tmp_path, "mujoco-atlas", lesson, old, new)
     es = [f for f in _errors(_lint(real_project, path), "version")]
     assert any(f.data.get("said") == said for f in es), es
+
+
+def test_bare_numbers_that_are_no_versions_stay_out(real_project, course_dir, tmp_path):
+    """A quantity, a constant, another library's number and a number the clause leaves
+    to its own subject are not versions of the pinned upstream."""
+    path, _ = _mutated(course_dir, tmp_path, "mujoco-atlas", "state-and-time.md",
+                       "MuJoCo 3.15.0", "MuJoCo 3.15.0。取 3.14 的近似值。步长 3.16 s 即可。"
+                       "Python 3.12 的 `ast` 可用。内嵌 pyproject 仍标3.14.0。")
+    assert _errors(_lint(real_project, path), "version") == []

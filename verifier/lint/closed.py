@@ -11,8 +11,11 @@ The worlds are derived from pins.toml and the served files, never listed by hand
   its Python package (`python/mujoco/*.py`), MJX, Newton, Warp. A new upstream gets
   its worlds from its own wheel map.
 - **an introspected release**: the pinned runtime environment lists the members of
-  the upstream's compiled modules (`facts/release.py`, producer `introspection`):
-  pydrake's modules, classes and their members.
+  the upstream's compiled modules (`facts/release.py`, producer `introspection`), and
+  the wheel's generated stubs describe them (producer `stub`): pydrake's modules,
+  classes and their members.
+- **served files**: every file served at pinned identity is whole (the files the
+  course cites: Drake's C++ headers a mirror holds at the pinned blob).
 
 `typo_of(name, ...)` answers the question lint asks of a name that no index holds:
 is it a writing slip of a name one of those worlds declares? Only a *near* slip
@@ -41,7 +44,7 @@ class World:
     prefix: str | None = None          # served files: repository prefix
     glob: str | None = None            # ... and the map rule's glob on the remainder
     producers: tuple[str, ...] = ()    # introspected release: its producers
-    paths: frozenset[str] = frozenset()   # cited files: the served files a lesson cites
+    paths: frozenset[str] = frozenset()   # served files: every file served at pinned identity
     # the upstream's Python package star-imports compiled modules nothing lists (no
     # introspection): their names are unseen (methods of compiled classes), and
     # bindings rename by case (`MjData` binds `mjData`): only a top-level name that is
@@ -94,12 +97,18 @@ def _worlds(ctx: "LintContext", upstream: str) -> list[World]:
                 out.append(World(upstream, f"{what} ({len(under)} files of "
                                  f"{wheel.requirement}, served whole)",
                                  prefix=rule.repo, glob=rule.glob, unseen_compiled=unseen))
-    if listed:
+    if rel is not None and ({"introspection", "stub"} & set(rel.producers)):
         # the environment lists the compiled modules' members; the wheel's generated
-        # stubs (when it has them) describe the same modules
+        # stubs describe the same modules
         via = "; ".join(f"{k}: {v}" for k, v in sorted(rel.producers.items()))
-        out.append(World(upstream, f"the pinned release's modules as its environment "
-                         f"lists them ({via})", producers=("introspection", "stub")))
+        out.append(World(upstream, f"the pinned release's modules as it lists them ({via})",
+                         producers=("introspection", "stub"), unseen_compiled=unseen))
+    served = frozenset(p for p, blob in idx.files.items() if blob)
+    if served:
+        # every file served at pinned identity is whole: a slip of a name one of them
+        # declares (the files the course cites: Drake's C++ headers the mirror holds)
+        out.append(World(upstream, f"the {len(served)} files of {upstream} served at pinned "
+                         "identity", paths=served, unseen_compiled=unseen))
     return out
 
 
@@ -139,38 +148,20 @@ class Slip:
     permalink: str | None
 
 
-def cited_world(upstream: str, paths, unseen_compiled: bool = False) -> World | None:
-    """The served files of `upstream` a lesson cites by permalink: whole files, so a
-    near slip of a name one of them declares, in the lesson that cites it, is a slip
-    (the name is in no index of any pinned upstream)."""
-    paths = frozenset(paths)
-    if not paths:
-        return None
-    shown = sorted(paths)
-    what = ", ".join(f"`{p}`" for p in shown[:3]) + (f" and {len(shown) - 3} more"
-                                                      if len(shown) > 3 else "")
-    return World(upstream, f"the files this lesson cites ({what}: served whole at pinned "
-                 "identity)", paths=paths, unseen_compiled=unseen_compiled)
-
-
 def typo_of(ctx: "LintContext", name: str, upstreams: list[str],
-            container: str | None = None, cited: dict[str, World] | None = None
-            ) -> Slip | None:
+            container: str | None = None) -> Slip | None:
     """The world name `name` is a near slip of, in the closed worlds of `upstreams`
-    and the files the paragraph cites (`cited`: upstream -> world), the first found
-    deterministically, or None. With `container` (`mjModel` of `mjModel.nbodyy`), a
-    member of that container is preferred."""
+    (the attributed upstream first, then source rows), or None. With `container`
+    (`mjModel` of `mjModel.nbodyy`), a member of that container is preferred."""
     if len(name) < MIN_LEN:
         return None
     store = _memo(ctx)
-    cited = cited or {}
-    key = ("slip", tuple(upstreams), name, container,
-           tuple(sorted((u, w.paths) for u, w in cited.items())))
+    key = ("slip", tuple(upstreams), name, container)
     if key in store:
         return store[key]
     best: tuple | None = None
     for order, up in enumerate(upstreams):
-        ws = worlds(ctx, up) + ([cited[up]] if up in cited else [])
+        ws = worlds(ctx, up)
         if not ws:
             continue
         idx = ctx.index(up)

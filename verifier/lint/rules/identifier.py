@@ -4,7 +4,7 @@ import re
 from dataclasses import dataclass, field
 
 from verifier.lint.base import Rule
-from verifier.lint.closed import cited_world, declaration, typo_of, worlds
+from verifier.lint.closed import declaration, typo_of
 from verifier.lint.rules._judge import Judgement, judge
 from verifier.lint.rules._links import readable, upstream_links
 from verifier.lint.rules._names import lesson_scope, memo
@@ -40,8 +40,9 @@ class Identifier(Rule):
     slip (one letter dropped, added, changed or swapped, a plural) of a name a closed
     world declares: a part of the upstream the pinned release serves whole (a wheel
     map rule whose files are all served: MuJoCo's `include/mujoco/`, Newton, Warp,
-    MJX), the pinned environment's listing of the release (pydrake), or a served file
-    the lesson cites — with "did you mean" and the declaration's permalink. One that
+    MJX), the pinned release's listing of its compiled modules (pydrake's stubs and
+    environment), or any file served at pinned identity — with "did you mean" and the
+    declaration's permalink. One that
     cannot be decided because its sources are unavailable is an info finding on its
     line, counted in the lesson's source-unavailable summary; a name the pinned
     release's surface lacks while its source is unavailable is a warning on its line."""
@@ -141,30 +142,12 @@ class Identifier(Rule):
                                         "exist, or it is the lesson's own object or example"))
                     continue
                 if j.status not in ("resolved", "unresolved"):
-                    j = _closed_world(ctx, doc, ref, attributed, j,
-                                      self._cited(ctx, doc, lesson, scope.spans[i].block))
+                    j = _closed_world(ctx, doc, ref, attributed, j)
                 up = attributed if attributed and attributed not in doc.upstreams else (
                     j.upstream or _partial(own) or doc.upstreams[0])
                 out.append(Decision(i, span, ref, judgement=j, upstream=up,
                                     attributed=attributed, indexes=tuple(indexes)))
         return out
-
-    @staticmethod
-    def _cited(ctx, doc, lesson, block: int) -> dict:
-        """upstream -> the world of the served files the lesson cites by permalink
-        (`block` is kept for the key: the same for every block of a lesson)."""
-        store = memo(ctx)
-        key = ("cited-world", doc.course, doc.path, hash(doc.text))
-        if key not in store:
-            paths: dict[str, set[str]] = {}
-            for link, gl, up in upstream_links(ctx, lesson):
-                if readable(ctx, gl, up):
-                    sf, text = ctx.source(up.name, gl.path)
-                    if text is not None:
-                        paths.setdefault(up.name, set()).add(gl.path)
-            store[key] = {u: cited_world(u, ps, any(w.unseen_compiled for w in worlds(ctx, u)))
-                          for u, ps in paths.items()}
-        return store[key]
 
     @staticmethod
     def _quoted(ctx, doc, lesson, block: int, dotted: str) -> str | None:
@@ -236,14 +219,13 @@ class Decision:
     indexes: tuple = field(default=(), repr=False)
 
 
-def _closed_world(ctx, doc, ref, attributed, j: Judgement, cited) -> Judgement:
+def _closed_world(ctx, doc, ref, attributed, j: Judgement) -> Judgement:
     """A name no index holds that is a near slip of a name a closed world of its
-    upstream declares, or a served file its paragraph cites (`verifier/lint/closed.py`):
-    absent at the pin."""
+    upstream declares (`verifier/lint/closed.py`): absent at the pin."""
     ups = [attributed] if attributed and attributed in ctx.project.pins.upstream else []
     ups += [u for u in doc.upstreams if u not in ups]
     container = ref.segments[-2] if len(ref.segments) >= 2 else None
-    slip = typo_of(ctx, ref.last, ups, container, cited)
+    slip = typo_of(ctx, ref.last, ups, container)
     if slip is None:
         return j
     at = f" ({slip.where}: {slip.permalink})" if slip.permalink else f" ({slip.where})"

@@ -109,7 +109,6 @@ class Version(Rule):
         # CJK text touches numbers without a space (`固定3.15.7树`): only ASCII word
         # characters bind to them
         version_at = re.compile(rf"(?<![A-Za-z0-9_.]){_VER}(?![\d.]*\d)")
-        bare2 = {u for u in mine if _bare_in_use(doc.text, ups[u])}
         out: list[Mention] = []
         lines = doc.text.split("\n")
         seen_rows: set[int] = set()
@@ -136,7 +135,7 @@ class Version(Rule):
                     if m.start(1) in strong:
                         continue
                     if not (pinned_words or _VER_WORD.search(clause[:m.start()])):
-                        bare = _bare(clause, m, [ups[u] for u in mine], words, external, bare2)
+                        bare = _bare(clause, m, [ups[u] for u in mine], words, external)
                         if bare is not None and not _historical(clause, m.start(), m.end()):
                             out.append(Mention(s.line, "version", m.group(1),
                                                m.group(0).strip(), (bare,)))
@@ -207,22 +206,14 @@ _AFTER_HIST = re.compile(r"^[\s*_`）)]*(?:之前|以前|之后|以后|起|开�
 _CONSTANTS = frozenset({"3.14", "2.71", "2.72", "1.41", "1.73", "1.61", "1.62"})
 
 
-def _bare_in_use(text: str, up) -> bool:
-    """The lesson writes its upstream's pinned major.minor version somewhere (`3.15`,
-    `MuJoCo 3.15.0`): its bare two-part numbers near it are versions."""
-    pin = up.version.lstrip("v").split(".")
-    two = re.escape(".".join(pin[:2]))
-    return re.search(rf"(?<![A-Za-z0-9_.]){two}(?![\d])", text) is not None
-
-
-def _bare(clause: str, m: re.Match, mine: list, words, external, bare2=frozenset()):
+def _bare(clause: str, m: re.Match, mine: list, words, external):
     """The lesson upstream a bare version is the version of, or None: nothing names
     an owner before it in the clause, no word touches it, exactly one of the lesson's
     upstreams has its major version with a minor version within 3 of the pin's, the
     words after it speak of a version (`3.15.0 的`, `实际`, `配置`, `源码`: not `仍标
     3.14.0。`, whose owner the clause leaves open), and a two-part number has a
-    two-digit minor like the pin's, in a lesson that writes the pin's major.minor
-    somewhere (`3.15 的实现`; `1.5 的系数` and `3.14 的近似` are quantities)."""
+    two-digit minor like the pin's and is no well-known constant (`3.15 的实现`;
+    `1.5 的系数` and `3.14 的近似` are quantities)."""
     said = m.group(1).split(".")
     if len(said) == 2 and m.group(1) in _CONSTANTS:
         return None
@@ -239,8 +230,6 @@ def _bare(clause: str, m: re.Match, mine: list, words, external, bare2=frozenset
         if len(pin) < 2 or not pin[1].isdigit() or said[0] != pin[0]:
             continue
         if len(said) == 2 and len(said[1]) != len(pin[1]) or len(pin[1]) < 2 and len(said) == 2:
-            continue
-        if len(said) == 2 and up.name not in bare2:
             continue
         if abs(int(said[1]) - int(pin[1])) <= 3:
             fits.append(up)
