@@ -302,3 +302,42 @@ def test_bare_numbers_that_are_no_versions_stay_out(real_project, course_dir, tm
                        "MuJoCo 3.15.0", "MuJoCo 3.15.0。取 3.14 的近似值。步长 3.16 s 即可。"
                        "Python 3.12 的 `ast` 可用。内嵌 pyproject 仍标3.14.0。")
     assert _errors(_lint(real_project, path), "version") == []
+
+
+def test_more_identity_evidence_never_means_less_checking(course_dir, tmp_path):
+    """issue 28's inverted gate: a lock that lists Newton files the wheel does not ship
+    (docs, benchmarks: known, not served) makes the index incomplete; slips of names the
+    wheel serves whole stay errors, with "did you mean"."""
+    import os
+    from pathlib import Path
+
+    from verifier.project import load_project
+
+    root = Path(__file__).resolve().parents[2]
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    pins = (root / "pins.toml").read_text(encoding="utf-8").replace(
+        'path = "../shared/course/', f'path = "{course_dir}/')
+    (proj / "pins.toml").write_text(pins, encoding="utf-8")
+    lock = (root / "pins.lock").read_text(encoding="utf-8")
+    head = "[upstream.newton.files]\n"
+    assert head in lock
+    n = int(lock.split("[upstream.newton]", 1)[1].split("count = ", 1)[1].split("\n", 1)[0])
+    lock = lock.replace(f"count = {n}\n\n{head}", f"count = {n + 2}\n\n{head}"
+                        f'"asv/benchmarks/bench_probe.py" = "{"1" * 40}"\n'
+                        f'"docs/conf.py" = "{"2" * 40}"\n', 1)
+    (proj / "pins.lock").write_text(lock, encoding="utf-8")
+    os.environ["VERIFIER_PROVIDERS"] = "mirror,wheel,objects"
+    try:
+        project = load_project(proj / "pins.toml")
+    finally:
+        del os.environ["VERIFIER_PROVIDERS"]
+    from verifier.facts.symbols import build_index
+
+    assert not build_index(project, "newton").complete      # the lock made it partial
+    path, _ = _mutated(course_dir, tmp_path, "newton-atlas", "sensors-rendering.md",
+                       "`RenderConfig.max_distance`", "`RenderConfig.max_distanse`")
+    es = _errors(_lint(project, path), "identifier")
+    assert [f.target for f in es] == ["RenderConfig.max_distanse"], es
+    assert "did you mean `max_distance`" in es[0].message
+    assert "newton/ (" in es[0].message and "served whole" in es[0].message
