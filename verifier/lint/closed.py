@@ -30,6 +30,8 @@ import fnmatch
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from verifier.lint.resolve import near_allowed
+
 if TYPE_CHECKING:
     from verifier.facts.symbols import Symbol, SymbolIndex
     from verifier.lint.base import LintContext
@@ -86,17 +88,25 @@ def _worlds(ctx: "LintContext", upstream: str) -> list[World]:
     out: list[World] = []
     rel = idx.release_surface()
     listed = rel is not None and "introspection" in rel.producers
-    unseen = not listed and any(m not in idx.modules for mods in idx.star_imports.values()
-                                for m in mods)
+    # Python modules that star-import a compiled module nothing lists (`mujoco`)
+    bad = set() if listed else {m for m, mods in idx.star_imports.items()
+                                if any(x not in idx.modules for x in mods)}
+    bad_paths = {s.path for m in bad for rows in (idx.modules.get(m) or {}).values()
+                 for s in rows if s.path.endswith(".py")}
+    unseen = bool(bad)
     for wheel in up.wheel:
         for rule in wheel.map:
             under = [p for p in known if p.startswith(rule.repo) and (
                 rule.glob is None or fnmatch.fnmatchcase(p[len(rule.repo):], rule.glob))]
             if under and all(p in idx.files for p in under):
                 what = rule.repo + (rule.glob or "")
+                # a C world is bound by those compiled modules; a Python world only when
+                # it holds one of the modules that star-import them (not MJX)
+                python = all(p.endswith((".py", ".pyi")) for p in under)
+                blind = unseen and (not python or bool(bad_paths & set(under)))
                 out.append(World(upstream, f"{what} ({len(under)} files of "
                                  f"{wheel.requirement}, served whole)",
-                                 prefix=rule.repo, glob=rule.glob, unseen_compiled=unseen))
+                                 prefix=rule.repo, glob=rule.glob, unseen_compiled=blind))
     if rel is not None and ({"introspection", "stub"} & set(rel.producers)):
         # the environment lists the compiled modules' members; the wheel's generated
         # stubs describe the same modules
@@ -153,8 +163,8 @@ def typo_of(ctx: "LintContext", name: str, upstreams: list[str],
     """The world name `name` is a near slip of, in the closed worlds of `upstreams`
     (the attributed upstream first, then source rows), or None. With `container`
     (`mjModel` of `mjModel.nbodyy`), a member of that container is preferred."""
-    if len(name) < MIN_LEN:
-        return None
+    if len(name) < MIN_LEN or not near_allowed(name):
+        return None     # past the lesson's near-miss budget: not searched (stays unchecked)
     store = _memo(ctx)
     key = ("slip", tuple(upstreams), name, container)
     if key in store:

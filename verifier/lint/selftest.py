@@ -197,10 +197,15 @@ class Mutator:
         ups = [u for u in (d.attributed, *doc.upstreams) if u in self.project.pins.upstream]
         for u in dict.fromkeys(ups):
             idx = self.ctx.index(u)
-            if any(s.kind not in ("import",) for s in idx.lookup(name)):
+            rows = [s for s in idx.lookup(name) if s.kind != "import"]
+            ws = worlds(self.ctx, u)
+            if rows and len(d.ref.segments) >= 2 and all(
+                    w.unseen_compiled for s in rows for w in ws if w.holds(s)):
+                return False, ("read through a receiver of compiled bindings that nothing "
+                               "lists here (no runtime environment built)")
+            if rows:
                 return True, f"declared in a served file of {u}"
             rel = idx.release_surface()
-            ws = worlds(self.ctx, u)
             if rel is not None and any(w.holds(s) for s in rel.lookup(name) for w in ws):
                 return True, f"in a closed world of {u}'s pinned release"
         return False, "declared in no file served at pinned identity"
