@@ -28,7 +28,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--changed", action="store_true",
                    help="PATHs are the files a commit changed (a pre-commit hook): lint the "
                         "lessons among them, ignore the other files; none: exit 0")
-    p.add_argument("--info", action="store_true", help="also show info findings (fingerprints)")
+    p.add_argument("--info", action="store_true", help="also show info findings (fingerprints, "
+                   "and every unchecked item on its line)")
+    p.add_argument("--strict-unchecked", action="store_true",
+                   help="exit 1 when anything went unchecked for want of sources (a CI that "
+                        "wants every name and link decided)")
     p.add_argument("--self-test", action="store_true",
                    help="mutate every lesson with single faults and report catch rates per "
                         "fault type (verifier/lint/selftest.py); exit 1 below 95 %%")
@@ -112,6 +116,15 @@ def run(args: argparse.Namespace) -> int:
                                 Renders(result.report, project.store))
         else:
             render.findings_list(result, project.root, info=args.info)
-    render.final(lint_line(result.report, info_hidden=args.format == TEXT and not args.info),
-                 machine=args.format != TEXT, args=args)
-    return result.exit_code
+    line, code = lint_line(result.report, info_hidden=args.format == TEXT and not args.info), \
+        result.exit_code
+    if args.strict_unchecked:
+        from verifier.cli.summaries import unchecked
+
+        n = unchecked(result.report)
+        if n and code == 0:
+            code = 1
+            line = line.rsplit("; exit", 1)[0] + f"; exit 1 (--strict-unchecked: {n:,} items " \
+                "unchecked)"
+    render.final(line, machine=args.format != TEXT, args=args)
+    return code

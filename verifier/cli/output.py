@@ -43,7 +43,10 @@ if TYPE_CHECKING:
 
 Part = str | tuple[str, str]      # user text, or (text, rich style)
 
-_CTRL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+# control characters, and the invisible format characters that make a name or path
+# look like another (zero-width, soft hyphen, bidirectional controls, BOM)
+_CTRL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u2028-\u202e"
+                   r"\u2060-\u2064\u2066-\u2069\ufeff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\x1b": "\\x1b"}
 
 
