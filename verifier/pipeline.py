@@ -261,7 +261,9 @@ def run(project: "Project", opts: RunOptions, progress: Progress | None = None) 
         if opts.runtime != "none":
             from verifier.runtime import confirm
 
-            progress.begin("runtime (environments and checks)")
+            n = sum(1 for lc, _ in pairs if lc.claim.runtime is not None)
+            progress.begin(f"runtime ({n:,} claim{'s' if n != 1 else ''} with a runtime "
+                           f"check, --runtime {opts.runtime})")
             claims, sampling = confirm(project, pairs, mode=opts.runtime, sample=opts.sample,
                                        seed=opts.seed)
             progress.end()

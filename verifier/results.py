@@ -118,6 +118,11 @@ class ClaimResult(Model):
     options: dict[str, Any] = Field(default_factory=dict)
     review: str | None = None      # "draft": proposed by `verifier draft`, not reviewed yet
     edit: SentenceEdit | None = None   # the sentence was edited since review
+    # the claim's own evidence, for a person reading the record: its `note` (why the
+    # expectation holds, or what the pinned source or runtime shows) and the runtime
+    # check's snippet
+    note: str | None = None
+    runtime_code: str | None = None
 
     @property
     def draft(self) -> bool:

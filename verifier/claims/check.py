@@ -50,7 +50,8 @@ def _result(lc: LoadedClaim, line: int | None, verdict: Verdict, *, actual=None,
     return ClaimResult(id=lc.gid, lesson=lc.lesson, line=line, upstream=lc.upstream or "",
                        kind=c.kind, verdict=verdict, expected=c.expected, actual=actual,
                        evidence=evidence, message=message, course=lc.course, fragment=c.fragment,
-                       symbol=c.symbol, options=dict(c.options), review=getattr(c, "review", None))
+                       symbol=c.symbol, options=dict(c.options), review=getattr(c, "review", None),
+                       note=c.note, runtime_code=c.runtime.code if c.runtime else None)
 
 
 def _error(lc: LoadedClaim, line: int | None, msg: str) -> ClaimResult:

@@ -84,7 +84,8 @@ def _own(lc: "LoadedClaim") -> dict[str, Any]:
     c = lc.claim
     return {"id": lc.gid, "lesson": lc.lesson, "upstream": lc.upstream or "", "kind": c.kind,
             "expected": c.expected, "course": lc.course, "fragment": c.fragment,
-            "symbol": c.symbol, "options": dict(c.options), "review": getattr(c, "review", None)}
+            "symbol": c.symbol, "options": dict(c.options), "review": getattr(c, "review", None),
+            "note": c.note, "runtime_code": c.runtime.code if c.runtime else None}
 
 
 def _plain(group: "list[LoadedClaim]", results: list[ClaimResult],

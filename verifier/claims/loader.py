@@ -47,10 +47,13 @@ class LoadedClaim:
     notation: Notation = Notation()   # the course's notation with the file's on top
     blob: str | None = None       # git blob of the claim file's text (claims/filememo.py)
     negated: bool = False         # derived from an edited sentence whose polarity flipped
+    shown: str | None = None      # the claim file relative to the project root
 
     @property
     def where(self) -> str:
-        return f"{self.file}:{self.line}"
+        """Where the claim is, as messages and records name it: relative to the project
+        root (the same text on every clone, so records stay byte-identical)."""
+        return f"{self.shown or self.file}:{self.line}"
 
 
 def claims_root(project: "Project") -> Path:
@@ -217,7 +220,7 @@ def load_file(project: "Project", course: str, path: Path, *, root: Path | None 
         upstream = claim.upstream or cf.upstream
         out.append(LoadedClaim(claim=claim, course=course, lesson=cf.lesson, file=path,
                                line=line, gid=gid, upstream=upstream, problem=problem,
-                               notation=notation, blob=blob))
+                               notation=notation, blob=blob, shown=shown))
     return out
 
 

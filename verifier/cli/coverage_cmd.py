@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from verifier.claims.coverage import coverage_report, says_share
     from verifier.claims.loader import load_claims
     from verifier.cli import output as o
-    from verifier.cli.common import project_from
+    from verifier.cli.common import print_source_notices, project_from, quiet
     from verifier.errors import UsageError
     from verifier.exitcodes import ExitCode
     from verifier.pipeline import select_lessons
@@ -88,8 +88,18 @@ def run(args: argparse.Namespace) -> int:
             o.say(f"  {c.line}: [{', '.join(c.reasons)}] {c.text}")
         if len(shown) < len(r.uncovered):
             o.say(f"  ... {len(r.uncovered) - len(shown):,} more (--all)")
-    for name, why in excluded:
-        o.note(f"not a lesson: {name} ({why})")
+    if excluded and not quiet(args):   # one line, not one per page (--format json lists them)
+        from collections import Counter
+
+        by = Counter(why.split(" (", 1)[0] for _, why in excluded)     # by rule group
+        o.note(f"{o.plural(len(excluded), 'page')} excluded as not lessons ("
+               + ", ".join(f"{n:,} {why}" for why, n in sorted(by.items()))
+               + "; coverage.toml changes the rule, --format json lists them)")
+    if total > covered:
+        o.say("next: `verifier draft LESSON` proposes claims for a lesson's uncovered "
+              "sentences (docs/draft.md); some are advice or status, not claims about source: "
+              "leave those uncovered")
+    print_source_notices(args)        # before the last line
     o.say(f"total: {covered:,} of {total:,} checkable sentences covered by reviewed claims "
           f"({summary['percent']}%) in {o.plural(len(report), 'lesson')}; "
           f"{summary['drafted']:,} more drafted; {o.plural(len(excluded), 'page')} excluded"

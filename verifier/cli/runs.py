@@ -13,12 +13,15 @@ if TYPE_CHECKING:
     from verifier.project import Project
 
 
-def execute(args: argparse.Namespace, opts: "RunOptions") -> "tuple[Project, Run]":
+def execute(args: argparse.Namespace, opts: "RunOptions", stages: bool = False,
+            project: "Project | None" = None) -> "tuple[Project, Run]":
+    """`stages`: off a terminal, one stderr line per step (commands that run long);
+    `project`: already opened by the command."""
     from verifier import pipeline
     from verifier.cli.output import RichProgress
 
-    project = project_from(args)
-    result = pipeline.run(project, opts, RichProgress(quiet(args)))
+    project = project or project_from(args)
+    result = pipeline.run(project, opts, RichProgress(quiet(args), stages=stages))
     report_crashes(args, result)
     return project, result
 

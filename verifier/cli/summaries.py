@@ -77,12 +77,13 @@ def lint_line(report: "RunReport", info_hidden: bool = False) -> str:
             f"{exit_reason(report)}")
 
 
-def verify_line(report: "RunReport", out: str | None = None) -> str:
+def verify_line(report: "RunReport", out: str | None = None, html: str | None = None) -> str:
+    """`out`: where the records are; `html`: the report to open first."""
     rt = report.runtime
     parts = [f"{plural(report.summary.claims, 'claim')} ({claim_counts(report)})",
              f"lint {lint_counts(report, info=False)}",
              f"{plural(len(report.sources), 'source file')} ({source_counts(report)})",
              f"runtime {plural(rt.ran, 'check')} ran"]
-    where = f"; records in {out}" if out else ""
+    where = (f"; records in {out}" if out else "") + (f"; open {html}" if html else "")
     return f"judged {lessons_phrase(report)}: " + ", ".join(parts) + f"{where}; " \
         f"{exit_reason(report)}"
