@@ -206,6 +206,20 @@ code = '''
 result = vfxcmod.step_count(2)
 '''
 expected = 4
+
+[[claim]]
+id = "slow-first-call"
+fragment = "steps"
+kind = "runtime"
+
+[claim.runtime]
+code = '''
+import time
+time.sleep(1.5)
+result = 1
+'''
+expected = 1
+timeout = 0.5
 """
 
 
@@ -250,6 +264,10 @@ def test_runtime_claims_rerun_in_an_environment_of_the_new_version(tmp_path, mon
     assert report.claims.runtime == "all" and report.claims.runtime_changed == 1
     assert any(e.startswith("new vfxcmod:") and "vfxcmod==2.0.0" in e
                for e in report.claims.environments)
+    # a check that runs out of time runs once more with a longer limit (both sides): the
+    # slow one passes on the retry, so it changes nothing
+    assert sum("1 check(s) timed out and ran again" in e and "0 timed out again" in e
+               for e in report.claims.environments) == 2
     got = {(c.symbol, c.change): c for c in report.surface.changes}
     assert set(got) == {("vfxcmod:Sim.advance", "default"), ("vfxcmod:Sim.advance", "docstring")}
     assert got[("vfxcmod:Sim.advance", "docstring")].new == "Advances the sim twice."

@@ -77,6 +77,9 @@ def _claim(cc: "ClaimChange") -> list[list]:
                 f"new fact {_json(cc.new_actual)}"])
     if cc.new_message:
         out.append([("      " + cc.new_message, "dim")])
+    if cc.timed_out:
+        out.append([("      the check timed out at the new version: no answer (a first run "
+                     "compiles kernels or imports cold); run the upgrade again", "yellow")])
     return out
 
 

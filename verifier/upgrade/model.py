@@ -156,11 +156,17 @@ class ClaimChange(_M):
                 and o.status not in quiet and n.status not in quiet)
 
     @property
+    def timed_out(self) -> bool:
+        """The new side's runtime check ran out of time: no answer, not a failure."""
+        n = self.new_runtime
+        return n is not None and n.status == "error" and (n.message or "").startswith("timed out")
+
+    @property
     def needs_review(self) -> bool:
         """A decided verdict changed, or the runtime check refutes or raises at the new
-        version where it did not at the old one."""
+        version where it did not at the old one (a timeout is no answer: reported, re-run)."""
         if self.runtime_moved and self.new_runtime.status in ("refuted", "error"):  # type: ignore[union-attr]
-            return True
+            return not self.timed_out
         return self.decided and self.old_verdict != self.new_verdict
 
     @property

@@ -300,7 +300,16 @@ def _release_target(project: Project, up: Upstream, ref: str, *, commit: str | N
         provider = (f"release surface of {releases[0].requirement} (.pyi stubs, "
                     "introspection; the wheel ships no source file)")
     others = co_pinned(project, up, new_up)
-    new_project = _project_for(project, new_up, providers=["wheel"], others=others)
+    # no git: nothing holds the release's (unknown or stand-in) commit; the other
+    # upstreams keep their local providers (the lock blobs their mirrors' objects hold),
+    # the upgraded one loses its mirrors: none holds the release's commit (else git
+    # identity was found), so they would serve it nothing
+    providers = [p for p in project.config.providers if p != "git"]
+    if "wheel" not in providers:
+        providers.append("wheel")
+    mirrors = {k: v for k, v in project.config.mirrors.items() if k != name}
+    new_project = _project_for(project, new_up, providers=providers, mirrors=mirrors,
+                               others=others)
     ident = VersionIdentity(upstream=name, commit=commit, version=new_version,
                             identity="release", provider=provider,
                             wheels=[w.requirement for w in new_up.wheel])
