@@ -114,7 +114,12 @@ def lines(report: "UpgradeReport", show_diffs: bool = False) -> list[list]:
             out.append([f"  {sc.code} ", (f"{sc.change:<10}", "red" if sc.change != "docstring"
                                           else "yellow"), f" `{sc.name}` ({sc.symbol})"
                         + (f" -> {sc.renamed_to}" if sc.renamed_to else "")])
-            if sc.change not in ("removed", "renamed"):
+            if sc.change in ("docstring", "signature", "default"):
+                from verifier.upgrade.surface import doc_delta
+
+                for d in doc_delta(sc.old, sc.new):
+                    out.append([("      " + d, "red" if d.startswith("-") else "green")])
+            elif sc.change not in ("removed", "renamed"):
                 out.append([("      old: " + _json(sc.old), "dim")])
                 out.append([("      new: " + _json(sc.new), "dim")])
             out.append([("      used in " + (where or "claims " + ", ".join(sc.claims[:6])
@@ -132,8 +137,10 @@ def lines(report: "UpgradeReport", show_diffs: bool = False) -> list[list]:
             out += _link(lk, show_diffs)
         if held:
             lost = sum(1 for lk in ls.links if lk.lost)
-            out.append([(f"  + {held - lost} cited range(s) need git, {lost} unassessed "
-                         "(a wheel with no release at the new version)", "dim")])
+            said = [f"{held - lost} need git"] if held - lost else []
+            said += [f"{lost} unassessed (a wheel with no release at the new version)"] \
+                if lost else []
+            out.append([(f"  + cited range(s) not assessed here: {', '.join(said)}", "dim")])
         for cc in ls.claims:
             if cc.lost or cc.needs_git:
                 continue

@@ -14,6 +14,7 @@ from html import escape
 from typing import Any
 
 from verifier.upgrade.model import ClaimChange, LessonUpgrade, LinkChange, LinkStatus, UpgradeReport
+from verifier.upgrade.surface import doc_delta
 
 MAX_ROWS = 300
 
@@ -130,6 +131,14 @@ def _lesson(ls: LessonUpgrade) -> str:
     return "\n".join(out)
 
 
+def _surface_cells(sc) -> str:
+    if sc.change in ("docstring", "signature", "default"):
+        delta = doc_delta(sc.old, sc.new, 400)
+        return (f"<td colspan=2>{_pre(delta, diff=True)}</td>")
+    return (f"<td><code>{e(_fact(sc.old))}</code></td>"
+            f"<td><code>{e(_fact(sc.renamed_to or sc.new))}</code></td>")
+
+
 def render(report: UpgradeReport) -> str:
     old, new = report.old, report.new
     title = f"Upgrade {report.upstream}: {old.version} → {new.version or report.ref}"
@@ -157,8 +166,7 @@ def render(report: UpgradeReport) -> str:
     if report.surface.changes:
         rows = "".join(
             f"<tr><td>{_badge(sc.change, sc.code)}</td><td><code>{e(sc.name)}</code></td>"
-            f"<td><code>{e(sc.symbol)}</code></td><td><code>{e(_fact(sc.old))}</code></td>"
-            f"<td><code>{e(_fact(sc.renamed_to or sc.new))}</code></td><td>"
+            f"<td><code>{e(sc.symbol)}</code></td>" + _surface_cells(sc) + "<td>"
             + e("; ".join(f"{k}:{','.join(map(str, v))}" for k, v in sc.lessons.items())
                 or ", ".join(sc.claims)) + "</td></tr>"
             for sc in report.surface.changes[:MAX_ROWS])

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from verifier.upgrade.model import ClaimChange, LessonUpgrade, LinkChange, LinkStatus, UpgradeReport
+from verifier.upgrade.surface import doc_delta
 
 MAX_LIST = 200       # at most this many rows per table; the rest is counted
 
@@ -150,8 +151,13 @@ def render(report: UpgradeReport) -> str:
                 "| change | name | symbol | old | new | used in |", "|---|---|---|---|---|---|"]
         for sc in report.surface.changes[:MAX_LIST]:
             where = "; ".join(f"{k}:{','.join(map(str, v))}" for k, v in sc.lessons.items())
+            old, new = sc.old, sc.renamed_to or sc.new
+            if sc.change in ("docstring", "signature", "default"):
+                delta = doc_delta(sc.old, sc.new, 200)
+                old = " ".join(x[2:] for x in delta if x.startswith("-")) or "—"
+                new = " ".join(x[2:] for x in delta if x.startswith("+")) or "—"
             out.append(f"| {sc.code} {sc.change} | {code(sc.name)} | {code(sc.symbol)} | "
-                       f"{code(_fact(sc.old))} | {code(_fact(sc.renamed_to or sc.new))} | "
+                       f"{code(_fact(old))} | {code(_fact(new))} | "
                        f"{cell(where or ', '.join(sc.claims))} |")
         out.append("")
     elif not report.surface.ran and report.surface.reason:

@@ -419,6 +419,24 @@ def compare_key(key: Key, old: Side, new: Side, docs_old: dict, docs_new: dict
     return out
 
 
+def doc_delta(old: object, new: object, width: int = 300) -> list[str]:
+    """What a change removed (`- `) and added (`+ `), for reports: the paragraphs of a
+    docstring, the overloads of a signature, the defaults of a parameter list."""
+    def items(v: object) -> list[str]:
+        if isinstance(v, list):
+            return [str(x) for x in v]
+        if isinstance(v, dict):
+            return [f"{k}={x}" for k, x in v.items()]
+        return [x for x in str(v or "").split("\n\n") if x]
+
+    a, b = items(old), items(new)
+    out = []
+    for line in difflib.ndiff(a, b):
+        if line[:2] in ("- ", "+ "):
+            out.append(line if len(line) <= width else line[:width - 1] + "…")
+    return out
+
+
 def _generic(a: list[str], b: list[str]) -> bool:
     """One side only says `(*args, **kwargs)`: nothing to compare."""
     return any(x.endswith("(*args, **kwargs)") for x in (*a, *b))
