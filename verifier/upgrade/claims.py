@@ -77,6 +77,7 @@ def diff_results(old: list["ClaimResult"], new: list["ClaimResult"],
             old_actual=o.actual if o else None, new_actual=n.actual if n else None,
             old_message=o.message if o else None, new_message=n.message if n else None,
             path=(paths or {}).get(key) or (ref.evidence.path if ref.evidence else None),
+            upstream=ref.upstream,
             old_static=os_.verdict.value if os_ else None,
             new_static=ns_.verdict.value if ns_ else None, old_runtime=ort, new_runtime=nrt)
         out.append(change.model_copy(update={"code": CODES[change.category]}))

@@ -144,7 +144,8 @@ def run_upgrade(project: Project, upstream: str, ref: str, *, commit: str | None
 def _mark(ch: ClaimChange, cmp: Compare, target: Target) -> ClaimChange:
     """A claim the new version cannot check: because a wheel has no home (lost), or
     because only git serves its file there."""
-    if ch.category != "claim-unchecked" or not ch.path or ch.new_verdict != "unavailable":
+    if (ch.category != "claim-unchecked" or not ch.path or ch.new_verdict != "unavailable"
+            or ch.upstream not in (None, cmp.name)):
         return ch
     lost = cmp.lost_reason(ch.path)
     if lost is not None:
@@ -238,8 +239,8 @@ def _needs_git(up: Upstream, target: Target, links: list[LinkChange], outcome,
     if outcome is not None:
         for key, r in outcome.new.final.items():
             path = outcome.new.paths.get(key) or (r.evidence.path if r.evidence else None)
-            if (r.verdict.value == "unavailable" and path and cmp.lost_reason(path) is None
-                    and not _served_new(cmp, path)):
+            if (r.upstream == up.name and r.verdict.value == "unavailable" and path
+                    and cmp.lost_reason(path) is None and not _served_new(cmp, path)):
                 n_claims += 1
     if not mine and not n_claims:
         return None

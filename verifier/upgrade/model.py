@@ -130,6 +130,7 @@ class ClaimChange(_M):
     new_message: str | None = None
     code: str = CODES["claim-changed"]
     path: str | None = None              # the upstream file the claim reads, when it names one
+    upstream: str | None = None          # the claim's upstream (one whose environment follows)
     # beside the merged verdicts: the static ones, and the runtime result of each side
     old_static: str | None = None
     new_static: str | None = None
