@@ -128,8 +128,10 @@ def lesson_section(ls: LessonUpgrade) -> list[str]:
         git = sum(1 for lk in quiet if lk.needs_git)
         rest = [lk for lk in quiet if not lk.lost and not lk.needs_git]
         if lost or git:
-            out += [f"Not assessed here: {git} cited range(s) need git, {lost} belong to a "
-                    "wheel without a release at the new version (see below).", ""]
+            said = ([f"{git} cited range(s) need git"] if git else []) + (
+                [f"{lost} belong to a wheel without a release at the new version"]
+                if lost else [])
+            out += [f"Not assessed here: {'; '.join(said)} (see below).", ""]
         if rest:
             out += ["| line | status | file | old | new | |", "|---:|---|---|---|---|---|"]
             out += [_link_row(lk) for lk in rest[:MAX_LIST]] + [""]
@@ -162,8 +164,8 @@ def render(report: UpgradeReport) -> str:
         out.append("")
     elif not report.surface.ran and report.surface.reason:
         out += [f"Release surface not compared: {report.surface.reason}", ""]
-    for n in report.surface.notes:
-        out.append(f"- surface note: {n}")
+    if report.surface.notes:
+        out += [f"- surface note: {n}" for n in report.surface.notes] + [""]
     for ls in report.lessons:
         out += lesson_section(ls)
     wm = report.wheel_map

@@ -430,10 +430,43 @@ def doc_delta(old: object, new: object, width: int = 300) -> list[str]:
         return [x for x in str(v or "").split("\n\n") if x]
 
     a, b = items(old), items(new)
+    if isinstance(old, list) and isinstance(new, list):
+        gone, came = [x for x in a if x not in b], [x for x in b if x not in a]
+        pa = _params_of(gone[0]) if len(gone) == 1 else None
+        pb = _params_of(came[0]) if len(came) == 1 else None
+        if pa and pb and pa[0] == pb[0]:     # one overload changed: say which parameters
+            na, nb = [q for q, _ in pa[1]], [q for q, _ in pb[1]]
+            out = [f"- {q}" for q in na if q not in nb] + [f"+ {q}" for q in nb if q not in na]
+            if out:
+                return [f"  {pa[0]}(…): parameters", *out]
     out = []
-    for line in difflib.ndiff(a, b):
-        if line[:2] in ("- ", "+ "):
-            out.append(line if len(line) <= width else line[:width - 1] + "…")
+    lines = [x for x in difflib.ndiff(a, b) if x[:2] in ("- ", "+ ")]
+    i = 0
+    while i < len(lines):
+        cur = lines[i]
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if cur.startswith("- ") and nxt.startswith("+ ") and \
+                difflib.SequenceMatcher(None, cur[2:], nxt[2:]).ratio() > 0.6:
+            out += _words_delta(cur[2:], nxt[2:])     # one paragraph edited: the words
+            i += 2
+            continue
+        out.append(cur)
+        i += 1
+    return [x if len(x) <= width else x[:width - 1] + "…" for x in out]
+
+
+def _words_delta(a: str, b: str, context: int = 6) -> list[str]:
+    """`… context -removed +added context …` for each edit of one paragraph."""
+    wa, wb = a.split(), b.split()
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, wa, wb).get_opcodes():
+        if tag == "equal":
+            continue
+        before = " ".join(wa[max(0, i1 - context):i1])
+        after = " ".join(wa[i2:i2 + context])
+        gone, came = " ".join(wa[i1:i2]), " ".join(wb[j1:j2])
+        out.append("~ …" + before + (f" [-{gone}-]" if gone else "") +
+                   (f" [+{came}+]" if came else "") + (" " + after if after else "") + "…")
     return out
 
 
