@@ -271,3 +271,13 @@ def test_runtime_claims_rerun_in_an_environment_of_the_new_version(tmp_path, mon
     got = {(c.symbol, c.change): c for c in report.surface.changes}
     assert set(got) == {("vfxcmod:Sim.advance", "default"), ("vfxcmod:Sim.advance", "docstring")}
     assert got[("vfxcmod:Sim.advance", "docstring")].new == "Advances the sim twice."
+
+
+def test_doc_delta_says_what_changed():
+    from verifier.upgrade.surface import doc_delta
+
+    assert doc_delta("Steps the model.\n\nArgs: n: int", "Steps the model.\n\nArgs: n: int dt: float") \
+        == ["~ …Args: n: int [+dt: float+]…"]
+    assert doc_delta(["f(a, b=1)"], ["f(a, c=2)"]) == ["  f(…): parameters", "- b", "+ c"]
+    assert doc_delta({"b": "1"}, {"b": "2"}) == ["- b=1", "+ b=2"]
+    assert doc_delta("One.\n\nTwo.", "One.") == ["- Two."]

@@ -445,7 +445,7 @@ def doc_delta(old: object, new: object, width: int = 300) -> list[str]:
     while i < len(lines):
         cur = lines[i]
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if cur.startswith("- ") and nxt.startswith("+ ") and \
+        if cur.startswith("- ") and nxt.startswith("+ ") and isinstance(old, str) and \
                 difflib.SequenceMatcher(None, cur[2:], nxt[2:]).ratio() > 0.6:
             out += _words_delta(cur[2:], nxt[2:])     # one paragraph edited: the words
             i += 2
@@ -465,8 +465,8 @@ def _words_delta(a: str, b: str, context: int = 6) -> list[str]:
         before = " ".join(wa[max(0, i1 - context):i1])
         after = " ".join(wa[i2:i2 + context])
         gone, came = " ".join(wa[i1:i2]), " ".join(wb[j1:j2])
-        out.append("~ …" + before + (f" [-{gone}-]" if gone else "") +
-                   (f" [+{came}+]" if came else "") + (" " + after if after else "") + "…")
+        parts = [before, f"[-{gone}-]" if gone else "", f"[+{came}+]" if came else "", after]
+        out.append("~ …" + " ".join(x for x in parts if x) + "…")
     return out
 
 
