@@ -200,9 +200,10 @@ class Compare:
         return plan is None or (plan.lost_reason(path) is None and plan.covers(path))
 
     def lost_reason(self, path: str) -> tuple[str, str] | None:
-        """(wheel, why) when a pinned wheel that served `path` has no home at the new version."""
+        """(wheel, why) when a pinned wheel that served `path` has no home at the new version
+        (never with git identity: the tree serves every path)."""
         plan = self.target.plan
-        if plan is None:
+        if plan is None or self.target.repo is not None:
             return None
         for rule, lw in plan.lost_rules:
             member = rule.to_wheel(path)

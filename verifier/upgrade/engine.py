@@ -199,7 +199,7 @@ def _removed(up: Upstream, target: Target) -> dict[str, str]:
 
 def _unassessed(target: Target, links: list[LinkChange], outcome, cmp: Compare
                 ) -> list[Unassessed]:
-    if target.plan is None:
+    if target.plan is None or target.repo is not None:
         return []
     out = []
     for lw in target.plan.lost:

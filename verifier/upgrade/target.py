@@ -38,7 +38,8 @@ class Target:
     project: Project              # a project whose pins point at the new version
     repo: GitRepo | None = None   # a repository holding the new commit (git identity)
     repo_label: str | None = None
-    plan: WheelPlan | None = None  # release identity: which wheels serve which rules
+    plan: WheelPlan | None = None  # which wheels of the release serve which rules (with git
+    #                                identity only the map --write pins; the tree serves)
     surface_only: bool = False    # the new version is a release without source files
     co_pinned: dict[str, Upstream] | None = None   # other upstreams whose runtime was bumped
 
@@ -233,6 +234,15 @@ def resolve_target(project: Project, name: str, ref: str, *, commit: str | None 
             sha, tag, repo, label = found
             new_up = derive(up, commit=sha, version=new_version, tag=tag,
                             keep_wheels=new_version is not None)
+            plan = None
+            if new_version is not None and any(w.map for w in up.wheel):
+                # the tree serves the files; the release's wheel map is what --write pins
+                plan = plan_wheels(project, up, new_up.wheel, cited=cited or set(),
+                                   old_blob=old_blob or (lambda p: None))
+                if plan.candidates:
+                    new_up = new_up.model_copy(update={"wheel": plan.wheels})
+                else:
+                    plan = None
             providers = list(project.config.providers)
             mirrors = dict(project.config.mirrors)
             if label.startswith("mirror:"):
@@ -246,7 +256,7 @@ def resolve_target(project: Project, name: str, ref: str, *, commit: str | None 
             ident = VersionIdentity(upstream=name, commit=sha, version=new_version,
                                     tag=new_up.tag, identity="git", provider=label,
                                     wheels=[w.requirement for w in new_up.wheel])
-            return Target(ident, new_up, new_project, repo, label, co_pinned=others)
+            return Target(ident, new_up, new_project, repo, label, plan=plan, co_pinned=others)
 
     if via in ("auto", "wheel"):
         return _release_target(project, up, ref, commit=commit, new_version=new_version,
