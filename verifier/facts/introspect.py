@@ -29,6 +29,10 @@ generated, enum members from `__members__`, properties, cached properties, slots
 static and class methods, `typing.get_overloads`; module names from `dir()` and
 `__all__` (lazy names a module's `__dir__` omits), a name not in the module's
 namespace before it is read is `lazy`.
+
+`python -I introspect.py --docs TARGETS_FILE OUT_JSON [EXTRA_PATHS_JSON]`: the
+docstrings of the named objects only (TARGETS_FILE: a JSON list of [module,
+name, member...]); output {"module:name.member": doc or null}.
 """
 
 import enum
@@ -399,8 +403,32 @@ def walk(roots: list[str]) -> dict:
     return {"modules": result, "errors": errors}
 
 
+def docs_of(targets: list) -> dict:
+    """The docstring (`inspect.getdoc`, at most 8,000 characters) of each target."""
+    out = {}
+    for target in targets:
+        mod, qual = target[0], list(target[1:])
+        try:
+            obj = importlib.import_module(mod)
+            for name in qual:
+                obj = getattr(obj, name)
+            doc = inspect.getdoc(obj)
+        except BaseException:  # noqa: BLE001 - an object that cannot be reached has no doc
+            doc = None
+        out[mod + ":" + ".".join(qual)] = None if doc is None else doc[:8000]
+    return out
+
+
 def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore")
+    if argv[1] == "--docs":
+        if len(argv) > 4:
+            sys.path[:0] = json.loads(argv[4])
+        with open(argv[2], encoding="utf-8") as fh:
+            data = docs_of(json.load(fh))
+        with open(argv[3], "w", encoding="utf-8") as fh:
+            json.dump(data, fh, sort_keys=True)
+        return 0
     roots, out_path = json.loads(argv[1]), argv[2]
     if len(argv) > 3:
         sys.path[:0] = json.loads(argv[3])

@@ -203,6 +203,43 @@ def introspect(project: "Project", upstream: str, env: EnvHandle) -> tuple[list[
     return _records_from(hit, env.label), notes
 
 
+def release_docs(project: "Project", upstream: str, env: EnvHandle,
+                 targets: list[tuple[str, tuple[str, ...]]]) -> tuple[dict[str, str | None],
+                                                                    list[str]]:
+    """The docstrings of named objects of the release, as its runtime environment gives
+    them (`introspect.py --docs`), keyed `module:qualified.name`; cached like the
+    introspection (env key + script digest + the targets). ({}, notes) on failure."""
+    from verifier.facts.cache import fact_cache
+
+    wanted = sorted({(m, tuple(q)) for m, q in targets})
+    if not wanted:
+        return {}, []
+    fc = fact_cache(project.store)
+    key = hashlib.sha1(json.dumps([env.key, script_digest(), list(env.paths),
+                                   [[m, *q] for m, q in wanted]]).encode()).hexdigest()
+    version = f"introspect-docs-{RELEASE_VERSION}-{script_digest()}"
+    hit = fc.get("introspect", version, key, {"upstream": upstream, "docs": len(wanted)})
+    if hit is None:
+        tmp_root = project.store.path("tmp")
+        tmp_root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="introspect-", dir=tmp_root) as d:
+            src, out = Path(d) / "targets.json", Path(d) / "docs.json"
+            src.write_text(json.dumps([[m, *q] for m, q in wanted]), encoding="utf-8")
+            try:
+                res = subprocess.run([str(env.python), "-I", str(SCRIPT), "--docs", str(src),
+                                      str(out), json.dumps(list(env.paths))],
+                                     capture_output=True, text=True, timeout=INTROSPECT_TIMEOUT,
+                                     env=env.env or None, cwd=d)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                return {}, [f"{upstream}: docstrings from {env.label or env.python}: {exc}"]
+            if res.returncode != 0 or not out.exists():
+                last = (res.stderr.strip().splitlines() or ["(no output)"])[-1]
+                return {}, [f"{upstream}: docstrings from {env.label or env.python}: {last}"]
+            hit = json.loads(out.read_text(encoding="utf-8"))
+        fc.put("introspect", version, key, hit, {"upstream": upstream, "docs": len(wanted)})
+    return {k: v if isinstance(v, str) else None for k, v in hit.items()}, []
+
+
 # --------------------------------------------------------------------------- the environment
 
 MARKER = ".verifier-env.json"   # written last by `verifier env create` (runtime/envs.py)
