@@ -87,6 +87,11 @@ class Claim(Record):
     # "draft": proposed by `verifier draft`, not reviewed by a person yet (check reports
     # it apart and never counts it as reviewed; see docs/claims/README.md)
     review: Literal["draft"] | None = None
+    # the literal span(s) of the sentence that carry the assertion (issue 26: the lead's
+    # `says` machinery re-reads them at every check), or why `expected` cannot be read
+    # from the sentence; added here so drafts can carry them (i27)
+    says: list[str | dict[str, str]] | None = None
+    paraphrase: str | None = None
 
     @field_validator("fragment")
     @classmethod
