@@ -60,6 +60,8 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
     for link in model.links:
         if not link.label_code and link.text.strip():
             resolver.labels.setdefault(link.href, []).append(link.text.strip())
+    # the types the lesson's permalinks cite (`mjdata.h` declares `mjData_`): context too
+    resolver.cited_types = _cited_types(project, indexes, [ln.href for ln in model.links])
     env = Env(project=project, indexes=indexes, resolver=resolver, default_upstream=ups[0])
     ids = {lc.claim.id for lc in claims}
     seen_keys: set[tuple] = set()
@@ -94,6 +96,17 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
         for note in dict.fromkeys(s.ambiguous):
             result.ambiguous.append((u.line, note))
     return result
+
+
+def _cited_types(project, indexes, hrefs) -> tuple[str, ...]:
+    out: list[str] = []
+    for c in cited(project, indexes, tuple(dict.fromkeys(hrefs))):
+        if not c.available:
+            continue
+        for d in indexes[c.upstream].by_path.get(c.path, []):
+            if d.kind in ("struct", "class") and d.owner_kind in (None, "namespace", "module"):
+                out.append(d.name)
+    return tuple(dict.fromkeys(out))
 
 
 def scope_of(resolver: Resolver, u, spans: list[str], headings) -> Scope:

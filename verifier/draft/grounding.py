@@ -106,6 +106,7 @@ class Resolver:
         self.lesson_spans = lesson_spans
         self.aliases = aliases or {}
         self.labels: dict[str, list[str]] = {}     # link target -> plain labels
+        self.cited_types: tuple[str, ...] = ()     # types declared in files the lesson cites
 
     # ------------------------------------------------------------------ context
     def containers(self, spans) -> tuple[str, ...]:
@@ -251,6 +252,14 @@ class Resolver:
                 return "ambiguous"
         return None
 
+    def _names_known_type(self, receiver: str) -> bool:
+        """The receiver variable is named after a type the lesson names or cites
+        (`data` ~ `mjData`, `state` ~ `State`)."""
+        r = norm(receiver)
+        words = {r} | ({norm(receiver.rsplit("_", 1)[1])} if "_" in receiver.strip("_") else set())
+        return any(norm(c) in words or norm(c) in {"mj" + w for w in words}
+                   for c in (*self.context_containers, *self.cited_types))
+
     @staticmethod
     def _out_of_line(idx: UpstreamIndex, d: Def) -> bool:
         return (d.lang == "cpp" and len(d.qual) >= 2 and d.kind in CALLABLES
@@ -280,6 +289,10 @@ class Resolver:
                     named = {c for _, cs in scope.levels for c in cs}
                     defs = tuple(d for d in defs if d.container in named) or defs
                 return Hit(ref, hit[0], defs, "receiver")
+            if self._names_known_type(parts[-2]):
+                # `data.qpos0` where the lesson's `data` is an `mjData`, which has no
+                # `qpos0`: not another type's member (attribution judges it)
+                return None
         near = ("sentence", "table")
         if not distinctive(name):
             got = self._scoped(ref, scope, near + ("section",))

@@ -4,7 +4,7 @@
 followed) a qualifier names: a type name (`mjData`, `SensorIMU`, `newton.State` with the
 lesson's import aliases), or a receiver variable named after one (`data` ~ `mjData`,
 `state` ~ `State`: a container spelled `mj<Name>` or `<Name>` that the lesson itself
-names).
+names, or that a file it cites declares).
 
 `direct(env, up, c, name)`: the members called `name` that the `members` kind lists for
 container `c` (no literal-declared names, no `self.x` assigned outside `__init__`).
@@ -82,8 +82,8 @@ def owners(env: "Env", parts: tuple[str, ...], lesson_containers: tuple[str, ...
     got = list(dict.fromkeys(got))
     # only a container the lesson itself names: `model` in a MuJoCo lesson that never
     # names `mjx.Model` is the binding's `MjModel`, which the fact model may not hold
-    named = [g for g in got if g[1].name in lesson_containers
-             or g[1].name.rstrip("_") in lesson_containers]
+    context = set(lesson_containers) | set(env.resolver.cited_types)
+    named = [g for g in got if g[1].name in context or g[1].name.rstrip("_") in context]
     return "receiver", named
 
 
