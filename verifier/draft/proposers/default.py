@@ -39,7 +39,8 @@ _LEAD = re.compile(r"(?:默认|缺省|默认值|defaults?(?: to| is)?|by default
                    r"(?:为|是|:|：)?\s*(?:调用|call(?:s|ing)?)?\s*$", re.I)
 _TRAIL = re.compile(r"^\s*(?:即为|就是|是|为)?\s*(?:默认|缺省|is the default|are the defaults|"
                     r"by default)", re.I)
-_AFTER = re.compile(r"^[`*]*\s*[（(]?\s*(?:的默认值|默认值|默认|缺省值|缺省|defaults? to|"
+_AFTER = re.compile(r"^[`*]*\s*[（(]?\s*(?:才|也|还|则|仍)?\s*(?:有|是)?\s*"
+                    r"(?:的默认值|默认值|默认|缺省值|缺省|defaults? to|"
                     r"by default is|has a default of|default:?)\s*(?:为|是|取|=|:|：|of)?\s*", re.I)
 # "默认 `X` 为 V": the default word before the name, a copula after it
 _BEFORE_NAME = re.compile(r"(?:默认|缺省|by default,?|the default)\s*(?:的|情况下|下|of)?\s*[`*]*$",

@@ -6,8 +6,9 @@
 - prose: "`x` 是/为/均为 ... vec3", "`x` is a `wp.vec3` array": the type word in the
   same clause as the name, no other name between them.
 
-The name must be grounded (a field/attribute of a container, or a parameter of a
-callable, that its context names: `verifier/draft/grounding.py`) and its declaration at
+The name must be grounded (a field/attribute of a container its context names:
+`verifier/draft/grounding.py`; or a parameter of the callables of the containers the
+lesson names, when every one of them declares that parameter with the same type) and its declaration at
 the pin must state a type of the same kind (a Warp element type: vector, matrix,
 quaternion, transform; a scalar: integer or float; a MuJoCo `mjt` type): only then can
 the pin decide, and the claim (`type`, `match =
@@ -72,9 +73,8 @@ class TypeProposer(Proposer):
             if fam is None:
                 continue
             h = env.resolver.resolve(Ref(name, (name,)), s.scope)
-            if h is None:
-                continue
-            p = self._claim(s, env, h, name, word, fam, says)
+            p = self._claim(s, env, h, name, word, fam, says) if h is not None else \
+                self._param(s, env, name, word, fam, says)
             if p is not None:
                 done.add(name)
                 out.append(p)
@@ -113,11 +113,41 @@ class TypeProposer(Proposer):
             i = j
         return out
 
+    def _param(self, s, env, name, word, fam, says):
+        """`name` as a parameter of the callables of the containers the lesson names
+        (`color_image` of `SensorTiledCamera.update` and `RenderContext.render`): when
+        every such parameter declares the same type, the sentence's reading is decided
+        whichever callable it means; when they differ, nothing is proposed."""
+        named = set(env.resolver.context_containers)
+        cands = []
+        for up, idx in env.indexes.items():
+            for d in idx.by_kind.get("method", []) + idx.by_kind.get("function", []):
+                if d.params and name in d.params and (d.container in named or d.name in named):
+                    t = d.ptypes[d.params.index(name)] if len(d.ptypes) == len(d.params) else None
+                    cands.append((up, d, t))
+        types = {" ".join((t or "").split()) for _, _, t in cands}
+        if not cands or len(types) != 1 or not next(iter(types)):
+            return None
+        up, d, t = cands[0]
+        if not group(fam) & set().union(*(group(f) for f in families(t))):
+            return None
+        p = proposal(self.name, "type", up, env, d=d, expected=word.replace("wp.", ""),
+                     options={"param": name}, anchor=name)
+        if len(cands) > 1:
+            p.note = ("the same parameter of " + ", ".join(f"`{env.symbol(u, x)}`"
+                                                          for u, x, _ in cands)
+                      + f" declares `{t}`")
+        p.says = [x for x in says if x]
+        p.reading = f"`{name}` holds `{word}`"
+        s.used.add(name)
+        return p
+
     def _claim(self, s, env, h, name, word, fam, says):
         d = h.best
         if not one_owner(h):
             return None           # two owners: not guessed
-        if d.kind in _FIELDS and d.ftype and group(fam) & set().union(*(group(f) for f in families(d.ftype))):
+        if d.kind in _FIELDS and d.ftype and group(fam) & set().union(
+                *(group(f) for f in families(d.ftype))):
             p = proposal(self.name, "type", h, env, d=d, expected=word.replace("wp.", ""),
                          anchor=name)
         else:
