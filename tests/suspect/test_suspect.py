@@ -152,3 +152,17 @@ def test_check_json_and_text_show_suspects(ap, capsys):
     assert main(["check", "--pins", ap.pins]) == 0
     out = capsys.readouterr().out
     assert "VS101 suspect" in out and "3 suspect sentences" in out.splitlines()[-1]
+
+
+def test_every_record_format_carries_suspects(ap, tmp_path):
+    from verifier.cli.main import main
+
+    out = tmp_path / "rec"
+    out.mkdir()
+    assert main(["record", "--pins", ap.pins, "-q", "--format",
+                 "json,markdown,html,sarif,junit,github", "--out", str(out)]) == 0
+    texts = {p.name: p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file()}
+    assert texts, "no record written"
+    for name, text in texts.items():
+        if name.endswith((".json", ".md", ".html", ".sarif", ".xml")) and name != "run.json":
+            assert "VS101" in text or "suspect" in text, name

@@ -32,6 +32,9 @@ class Proposal:
     # from (strings; a table `{text, read}` where the reading is not obvious)
     says: list = field(default_factory=list)
     reading: str = ""             # what the sentence asserts, in words (suspect messages)
+    # why `expected` is not the spans' text itself (issue 26): the sentence's words are
+    # mapped to the source's spelling (`dist` -> `mjRAYDATA_DIST`, `nq` -> `(nq x`)
+    paraphrase: str = ""
     decisive: bool = True         # the reading is certain enough to report a contradiction
     grounding: str = ""           # how its name was bound (grounding.py `Hit.how`)
     # set by the engine
@@ -74,6 +77,8 @@ class Proposal:
             t["options"] = dict(self.options)
         if self.says:
             t["says"] = list(self.says)
+        if self.paraphrase:
+            t["paraphrase"] = self.paraphrase
         t["review"] = DRAFT
         if self.note:
             t["note"] = self.note

@@ -54,10 +54,6 @@ def mask_code(raw: str) -> str:
     return re.sub(r"\$[^$]*\$", lambda m: " " * len(m.group(0)), out)
 
 
-def between(raw: str, a: int, b: int) -> str:
-    return raw[a:b] if a <= b else ""
-
-
 # a negation right before a name: "没有 `x`", "并无 `x`", "has no `x`", "not `x`"
 NEG_BEFORE = re.compile(r"(?:没有|并无|已无|不再有|不存在|未提供|不提供|并未提供|没有提供|未导出|没有导出|"
                         r"未绑定|没有绑定|不绑定|不含|不包含|并不包含|无|"

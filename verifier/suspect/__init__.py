@@ -72,7 +72,8 @@ def find_suspects(project: "Project", lessons: "list[LessonDoc]",
         claims = load_claims(project, keep)
     by_lesson: dict[tuple[str, str], list] = {}
     for lc in claims:
-        by_lesson.setdefault((lc.course, lc.lesson), []).append(lc)
+        key = (getattr(lc, "course", None), getattr(lc, "lesson", None))
+        by_lesson.setdefault(key, []).append(lc)
     memo = Memo(project)
     out: list[Finding] = []
     used_cfg: set[int] = set()

@@ -117,6 +117,9 @@ class CallOrderProposer(Proposer):
             for p in out:
                 p.says = [said.get(n, n) for n in p.expected]
                 p.reading = (f"`{d.name}` calls " + ", then ".join(f"`{n}`" for n in p.expected))
+                if any(said.get(n, n) != n for n in p.expected):
+                    p.paraphrase = ("the sentence names the calls in words (`State` for "
+                                    "`SetDefaultState`); `expected` spells the callees")
             s.used.update(listed)
             return out
         return []

@@ -53,6 +53,8 @@ class CompositionProposer(Proposer):
                      options={"compare": "composition"}, anchor=first)
         p.says = [first, {"text": u.cells[col][0].strip(), "read": "names"}]
         p.reading = f"`{const.name}` = " + " | ".join(f"`{n}`" for n in expected)
+        p.paraphrase = ("the sentence names the parts by their suffixes; `expected` spells them "
+                        "as the enum does")
         s.used.add(first)
         return [p]
 

@@ -25,6 +25,7 @@ import re
 from verifier.draft.context import DEFAULT_WORDS, TYPES, distinctive
 from verifier.draft.index import CALLABLES
 from verifier.draft.proposers.base import Proposer, literal, one_owner, proposal, with_constructors
+from verifier.draft.reading import mask_code
 
 _FIELDS = {"field", "attribute", "variable"}
 # `X=V` as a condition ("`X=False` 时", "when `X=False`", "若 `X=False`") names a
@@ -125,7 +126,7 @@ class DefaultProposer(Proposer):
                     pairs.append((h.ref.name, v, h.ref.span, h, True,
                                   [h.ref.span, _value_text(v)]))
         # plain `name=V` and "name 默认 V" in the prose (outside code spans)
-        plain = _mask_code(s.raw)
+        plain = mask_code(s.raw)
         for pat, near_needed in ((_PLAIN_ASSIGN, True), (_PLAIN_DEFAULT, False)):
             for m in pat.finditer(plain):
                 name = m.group(1)
@@ -297,8 +298,3 @@ def _value_text(text: str) -> str:
 def value_shown(v) -> str:
     return str(v) if not isinstance(v, bool) else ("true" if v else "false")
 
-
-def _mask_code(raw: str) -> str:
-    """The raw text with code spans and link targets blanked (offsets kept)."""
-    out = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), raw)
-    return re.sub(r"\]\([^)]*\)", lambda m: " " * len(m.group(0)), out)

@@ -85,6 +85,9 @@ class OrderProposer(Proposer):
             p = proposal(self.name, "members", up, env, d=enum, expected=names,
                          options={"match": "subsequence"}, anchor=span or items[0])
             p.says = [{"text": span, "read": "names"}] if span else list(items)
+            if names != items:
+                p.paraphrase = ("the sentence names the enumerators by their suffixes; "
+                                "`expected` spells them as the enum does")
             p.reading = (f"`{env.symbol(up, enum)}` lists "
                          + ", ".join(f"`{n}`" for n in names) + " in this order")
             s.used.update(items)

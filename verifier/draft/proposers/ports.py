@@ -52,6 +52,8 @@ class PortsProposer(Proposer):
                                  anchor=h.ref.span)
                     p.says = [{"text": "、".join(items), "read": "names"}] \
                         if "、".join(items) in s.raw else list(items)
+                    p.paraphrase = ("the sentence names the ports in words; `expected` "
+                                    "spells them as the declarations do")
                     p.reading = (f"`{c.name}` declares the ports "
                                  + ", ".join(f"`{n}`" for n in names) + " in this order")
                     out.append(p)

@@ -65,6 +65,8 @@ class SizeProposer(Proposer):
             phrase = f"({m.group(1)} x {m.group(2)})" if m.group(2) else f"({m.group(1)} x"
             p = proposal(self.name, "doc", h, env, d=d, expected=phrase, anchor=name)
             p.says = [name, size]
+            p.paraphrase = (f"the sentence's size {size} is the shape the field's doc "
+                            f"comment states, `{phrase}`")
             p.reading = f"`{name}` has {size} rows" if not m.group(2) else \
                 f"`{name}` is {m.group(1)} × {m.group(2)}"
             s.used.add(name)

@@ -45,7 +45,7 @@ def test_no_suspect_on_the_course_but_known_errors(real_env):
     assert set(got) <= set(REAL_SUSPECTS), got
 
 
-_ROW = re.compile(r"^\|\s*`([A-Za-z_]\w*)`\s*\|\s*([0-9][0-9.]*)\s*\|")
+_ROW = re.compile(r"^\|\s*`([A-Za-z_]\w*)`\s*\|\s*([0-9][0-9.]*(?:e[−-]?[0-9]+)?)(?=[\s|])")
 
 
 def _planted(lesson_stems: tuple[str, ...]) -> list[tuple[str, str, int, str, str]]:
