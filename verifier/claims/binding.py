@@ -63,6 +63,8 @@ def span_problems(claim: Claim, spans: list[Span], sentence: str) -> str | None:
         r = sp.reading()
         if r is None:
             return f"`says` span {sp.text!r} does not read as a {sp.read}"
+        if claim.paraphrase:
+            continue          # the words are said otherwise in the claim: not bound
         if not isinstance(r, Polarity) and not bind(r, data):
             return (f"`says` span {sp.text!r} (read as a {reader_of(r)}, {show(r)}) occurs "
                     "nowhere in the claim (expected, symbol, options, runtime): it cannot carry "
@@ -122,8 +124,8 @@ def bind_claim(lc: "LoadedClaim", lesson: "LessonDoc", bindings: "Bindings | Non
                      if spans else None)
     moved = (f"its fragment {c.fragment!r} was edited; the claim follows the sentence at line "
              f"{line}; " if relocated else "")
-    if not spans or not entry.spans:
-        if not spans and entry.line is not None:
+    if not spans or not entry.spans or c.paraphrase:
+        if (not spans or c.paraphrase) and entry.line is not None:
             # no words to follow, but the clause's polarity still is the claim's
             f = follow(entry, [], sentence, frag)
             if f.negated:
@@ -132,6 +134,7 @@ def bind_claim(lc: "LoadedClaim", lesson: "LessonDoc", bindings: "Bindings | Non
                                   f"({'; '.join(f.flip_words)}): checked as it reads now (its "
                                   "assertion negated)", edit=_edit(entry, sentence, f, True))
         why = ("the claim names no `says` spans to follow" if not spans else
+               "its `expected` is not its spans' words (`paraphrase`)" if c.paraphrase else
                "claims.lock keeps no spans for it (bound before `says`)")
         return Bound(lc, line, sentence, "stale", edit=_edit(entry, sentence, None),
                      note=f"{moved}sentence changed since the claim was reviewed and {why}; "

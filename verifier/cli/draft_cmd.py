@@ -46,14 +46,18 @@ def run(args: argparse.Namespace) -> int:
               "uncovered": sum(d.uncovered for d in drafts),
               "drafted": sum(d.drafted for d in drafts),
               "drafted_static": sum(d.drafted_static for d in drafts),
+              "drafted_beyond": sum(d.drafted_beyond for d in drafts),
+              "ambiguous": sum(len(d.ambiguous) for d in drafts),
               "proposals": sum(len(d.proposals) for d in drafts),
               "runtime_skeletons": sum(1 for d in drafts for p in d.proposals if p.person)}
     if args.format == "json":
         doc = {"lessons": [{"course": d.course, "lesson": d.lesson, "upstream": d.upstream,
                             "candidates": d.candidates, "uncovered": d.uncovered,
                             "drafted": d.drafted, "drafted_static": d.drafted_static,
+                            "drafted_beyond": d.drafted_beyond,
                             "proposals": [p.public(d.upstream) for p in d.proposals],
-                            "skipped": [{"line": ln, "why": why} for ln, why in d.skipped]}
+                            "skipped": [{"line": ln, "why": why} for ln, why in d.skipped],
+                            "ambiguous": [{"line": ln, "why": why} for ln, why in d.ambiguous]}
                            for d in drafts],
                "excluded": [{"lesson": n, "why": why} for n, why in excluded],
                "summary": totals}
@@ -78,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
                   "got no draft:")
             for ln, why in d.skipped:
                 o.say(f"  {ln}: {why}")
+        for ln, why in d.ambiguous:
+            o.note(f"{d.course}/{d.lesson}:{ln}: ambiguous binding, nothing drafted: {why}")
         if args.write:
             path, n = write.append(project, d)
             if n:
@@ -91,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     print_source_notices(args)        # before the last line
     o.say(f"drafts: {totals['proposals']:,} for {totals['drafted']:,} of {totals['uncovered']:,} "
           f"uncovered sentences ({totals['drafted_static']:,} statically checkable, "
+          f"{totals['drafted_beyond']:,} beyond existence, "
           f"{totals['runtime_skeletons']:,} runtime skeletons) in "
           f"{o.plural(totals['lessons'], 'lesson')}")
     return ExitCode.OK

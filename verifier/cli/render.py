@@ -107,8 +107,12 @@ def claims_json(result: "Run") -> dict:
             d["runtime"].update(duration_s=t.duration_s, stdout=t.stdout, stderr=t.stderr)
         out.append(d)
     doc = {"claims": out, "summary": summary(result.report.claims)}
-    notes = [f.model_dump(mode="json") for f in result.report.findings if f.rule == "notation-unused"]
-    if notes:                        # the claim files' own warnings (an extension of the interface)
+    # the claim stage's own findings: notation entries no claim needs, suspects in
+    # uncovered sentences (verifier/suspect) and their unused suppressions
+    notes = [f.model_dump(mode="json") for f in result.report.findings
+             if f.rule in ("notation-unused", "suspect") or f.rule == "suppression-unused"
+             and "suspect" in (f.message or "")]
+    if notes:                        # (an extension of the interface)
         doc["findings"] = notes
     if result.report.runtime.sampling is not None:
         doc["runtime"] = result.report.runtime.sampling

@@ -9,7 +9,8 @@ from verifier.claims.sentences import locate
 from verifier.claims.coverage import fragment_offset, parsed, split_lessons, unit_of, units
 from verifier.claims.loader import LoadedClaim, load_claims
 from verifier.draft import fragment as fragments
-from verifier.draft.context import Resolver, Sentence, cited, distinctive
+from verifier.draft.context import Resolver, Scope, Sentence, cited, distinctive
+from verifier.draft.grounding import code_aliases
 from verifier.draft.index import index_for
 from verifier.draft.model import LessonDraft, Proposal, slug
 from verifier.draft.proposers import PROPOSERS, Env
@@ -54,15 +55,18 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
         return result
     indexes = {u: index_for(project, u) for u in ups}
     model = parsed(text)
-    resolver = Resolver(indexes, text, [c.text for c in model.code_spans])
+    resolver = Resolver(indexes, text, [c.text for c in model.code_spans],
+                        code_aliases([(b.lang, b.text) for b in model.code_blocks]))
     for link in model.links:
         if not link.label_code and link.text.strip():
             resolver.labels.setdefault(link.href, []).append(link.text.strip())
+    # the types the lesson's permalinks cite (`mjdata.h` declares `mjData_`): context too
+    resolver.cited_types = _cited_types(project, indexes, [ln.href for ln in model.links])
     env = Env(project=project, indexes=indexes, resolver=resolver, default_upstream=ups[0])
     ids = {lc.claim.id for lc in claims}
     seen_keys: set[tuple] = set()
     for ui, u in todo:
-        s = _sentence(project, lesson, text, u, resolver, indexes)
+        s = _sentence(project, lesson, text, u, resolver, indexes, model.headings)
         props: list[Proposal] = []
         for proposer in PROPOSERS:
             if getattr(proposer, "last", False) and props:
@@ -89,10 +93,50 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
             kept += 1
         if not kept:
             result.skipped.append((u.line, _why_not(s)))
+        for note in dict.fromkeys(s.ambiguous):
+            result.ambiguous.append((u.line, note))
     return result
 
 
-def _sentence(project, lesson, text, u, resolver, indexes) -> Sentence:
+def _cited_types(project, indexes, hrefs) -> tuple[str, ...]:
+    out: list[str] = []
+    for c in cited(project, indexes, tuple(dict.fromkeys(hrefs))):
+        if not c.available:
+            continue
+        for d in indexes[c.upstream].by_path.get(c.path, []):
+            if d.kind in ("struct", "class") and d.owner_kind in (None, "namespace", "module"):
+                out.append(d.name)
+    return tuple(dict.fromkeys(out))
+
+
+def scope_of(resolver: Resolver, u, spans: list[str], headings) -> Scope:
+    """The containers the sentence's context names, nearest first: the sentence (a
+    table row's cells), its table (header row, the sentence introducing the table),
+    its section (the headings above it, innermost first)."""
+    levels = [("sentence", resolver.containers(spans) + resolver.words(_plain(u)))]
+    if u.row:
+        levels.append(("table", resolver.containers(u.context)
+                       + resolver.words(" ".join(u.header))))
+    above = [h for h in headings if h.line <= u.line]
+    chain, level = [], 99
+    for h in reversed(above):
+        if h.level < level:
+            chain.append(h)
+            level = h.level
+    if chain:
+        levels.append(("section", tuple(dict.fromkeys(
+            c for h in chain for c in resolver.words(h.text)))))
+    return Scope([(n, c) for n, c in levels if c])
+
+
+def _plain(u) -> str:
+    plain = u.text
+    for c in u.code:
+        plain = plain.replace(c, " ")
+    return plain
+
+
+def _sentence(project, lesson, text, u, resolver, indexes, headings=()) -> Sentence:
     s = Sentence(unit=u, lesson=lesson, raw=text[u.start:u.end])
     s.cited = cited(project, indexes, u.links)
     cited_paths = {(c.upstream, c.path) for c in s.cited}
@@ -100,13 +144,14 @@ def _sentence(project, lesson, text, u, resolver, indexes) -> Sentence:
     # link labels that are identifiers name the cited code too (`[mj_xfrcAccumulate](...)`)
     labels = [lab for href in u.links for lab in resolver.labels.get(href, ())
               if _IDENT.fullmatch(lab) and distinctive(lab.split(".")[-1])]
+    s.scope = scope_of(resolver, u, [*u.code, *labels], headings)
     for span in [*u.code, *labels]:
         for r in refs(span):
             key = (r.parts, r.call, r.value)
             if key in seen:
                 continue
             seen.add(key)
-            h = resolver.resolve(r)
+            h = resolver.resolve(r, s.scope)
             if h is None:
                 s.unresolved.append(r)
                 continue

@@ -62,6 +62,13 @@ def _run_rule(rule: Rule, ctx: LintContext, doc: "LessonDoc", lesson,
                              "verifier: see the crash log)", internal_error=True)]
 
 
+SUSPECT = "suspect"    # the suspect stage's rule (verifier/suspect): its suppressions are its own
+
+
+def _suspect_name(name: str) -> bool:
+    return name == SUSPECT or name.startswith(SUSPECT + ":")
+
+
 def _matches(f: Finding, name: str) -> bool:
     return name in (f.target, f.data.get("name"), f.data.get("reference"), f.rule, f.code)
 
@@ -87,7 +94,9 @@ def run_lint(project: "Project", lessons: "list[LessonDoc]",
             cfg_used[i] = True
         if tick is not None:
             tick()
-    unused_cfg = [i for i, used in enumerate(cfg_used) if not used]
+    # the suspect stage's entries (verifier/suspect/config.py) are judged by that stage
+    unused_cfg = [i for i, used in enumerate(cfg_used)
+                  if not used and ctx.config.suppress[i].rule != SUSPECT]
     if unused_cfg and ctx.config.path is not None:
         from verifier.lint.rules.meta import SuppressionUnused
 
@@ -144,7 +153,7 @@ def _lint_lesson(ctx: LintContext, doc: "LessonDoc", lesson, crashes: list[Crash
     out.extend(_fold_unavailable(doc, [f for f in kept if f.rule == UNAVAILABLE],
                                  unavailable_rule))
     for i, s in enumerate(lesson.suppressions):
-        if not inline_used[i]:
+        if not inline_used[i] and not all(_suspect_name(n) for n in s.names):
             out.append(unused_rule.finding(doc, s.line, "inline suppression `verifier: ignore "
                                            f"{' '.join(s.names)}` silences nothing",
                                            severity=Severity.WARNING, target=" ".join(s.names)))

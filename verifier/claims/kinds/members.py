@@ -34,7 +34,7 @@ expected = ["SensorContact", "SensorFrameTransform", "SensorIMU", "SensorTiledCa
 ## Options
 | option | meaning |
 |---|---|
-| `match` | `exact` (default): same names, same order; `prefix`; `subset`: every expected name present, any order; `set`: the same names, any order; `count`: `expected` is the number of members |
+| `match` | `exact` (default): same names, same order; `prefix`; `subset`: every expected name present, any order; `set`: the same names, any order; `subsequence`: every expected name present, in this relative order (others may interleave); `count`: `expected` is the number of members |
 | `of` | `fields` (fields and attributes: properties, slots, class and instance attributes) \| `methods` (methods and constructors; a property is an attribute, not a method) \| `enumerators` \| `all`: override the default selection above |
 
 ## Evidence
@@ -93,7 +93,8 @@ class MembersKind(ClaimKind):
     def check(self, claim, ctx: CheckContext) -> Outcome:
         check_options(claim, {"match", "of"})
         need(claim, "path", "symbol")
-        mode = option(claim, "match", "exact", ("exact", "prefix", "subset", "set", "count"))
+        mode = option(claim, "match", "exact", ("exact", "prefix", "subset", "set", "count",
+                                                "subsequence"))
         of = option(claim, "of", None, (None, "fields", "methods", "enumerators", "all"))
         exp = claim.expected
         if mode == "count":
@@ -127,15 +128,18 @@ class MembersKind(ClaimKind):
             ok = bool(same_list(exp, actual, facts.lang, ctx.notation, mode=mode, names=True))
         shown = len(actual) if mode == "count" else actual
         extra = ""
-        if mode in ("exact", "subset", "set") and not ok:
+        if mode in ("exact", "subset", "set", "subsequence") and not ok:
             miss = [x for x in exp if not any(same_name(x, y, ctx.notation.probe())
                                               for y in actual)]
             more = [y for y in actual if not any(same_name(x, y, ctx.notation.probe())
                                                  for x in exp)]
             extra = (f"; missing {miss}" if miss else "") + (
-                f"; not expected {more}" if more and mode != "subset" else "")
+                f"; not expected {more}" if more and mode not in ("subset", "subsequence")
+                else "")
             if not miss and not more:
                 extra = "; same names, different order"
+            elif not miss and mode == "subsequence":
+                extra = "; every expected name is there, in another order"
         return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=shown,
                        evidence=ctx.evidence(sf, *(rng or (None, None))),
                        message=f"{desc}: {len(actual)} members{extra}")

@@ -51,7 +51,7 @@ options = { match = "subset" }     # the lesson leaves out `verbose`
 ## Options
 | option | meaning |
 |---|---|
-| `match` | `exact` (default): same parameters in the same order; `prefix`: the first parameters; `subset`: these parameters in this relative order, others may interleave |
+| `match` | `exact` (default): same parameters in the same order; `prefix`: the first parameters; `subset`: these parameters in this relative order, others may interleave; `names`: each of these is a parameter, in any order (the keywords a call passes) |
 
 Entries of `expected` are names, `"/"` and `"*"` markers, or tables
 `{ name = ..., default = ..., kind = ..., type = ... }`; a default is compared like the
@@ -210,6 +210,8 @@ def matches(exp: list[dict], params, mode: str, cmp: _Cmp) -> bool:
         return len(ps) == len(exp) and all(ok(e, p) for e, p in zip(exp, ps, strict=True))
     if mode == "prefix":
         return len(ps) >= len(exp) and all(ok(e, p) for e, p in zip(exp, ps, strict=False))
+    if mode == "names":     # each a parameter, any order (keyword arguments of a call)
+        return all(any(ok(e, p) for p in ps) for e in exp)
     it = iter(ps)  # subset, in relative order
     return all(any(ok(e, p) for p in it) for e in exp)
 
@@ -269,7 +271,7 @@ class SignatureKind(ClaimKind):
     def check(self, claim, ctx: CheckContext) -> Outcome:
         check_options(claim, {"match"})
         need(claim, "path", "symbol")
-        mode = option(claim, "match", "exact", ("exact", "prefix", "subset"))
+        mode = option(claim, "match", "exact", ("exact", "prefix", "subset", "names"))
         exp = _expected(claim)
         facts, sf = file_facts(claim, ctx)
         cands = callables(facts, claim.symbol, ctx)
