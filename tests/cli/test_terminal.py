@@ -147,7 +147,8 @@ def test_off_a_terminal_the_main_job_prints_one_line_per_stage(noisy, tmp_path):
                          cwd=noisy.root, env=env, capture_output=True, text=True)
     assert got.returncode == 1, got.stderr
     stages = [ln for ln in got.stderr.splitlines() if ln.startswith("… ")]
-    assert [s.split(" (")[0] for s in stages] == ["… sources demo", "… lint", "… check"]
+    assert [s.split(" (")[0] for s in stages] == ["… sources demo", "… lint", "… check",
+                                                  "… suspects"]
     assert "… sources demo (" in stages[0]
     q = subprocess.run(verifier_argv(*noisy.args("verify", "--runtime", "none", "-q", "--out",
                                                  str(tmp_path / "out"))),

@@ -53,9 +53,11 @@ class AssertProject:
         self.lesson.write_text(text.replace("PINSHA", self.repo.head), encoding="utf-8")
 
 
-def make_project(tmp: Path, env, lesson_text: str) -> AssertProject:
-    """`env`: something with `setenv` (pytest's monkeypatch)."""
-    repo = make_git_repo(tmp / "asim-up", upstream_files())
+def make_project(tmp: Path, env, lesson_text: str, extra: dict[str, str] | None = None
+                 ) -> AssertProject:
+    """`env`: something with `setenv` (pytest's monkeypatch); `extra`: more upstream
+    files (path -> text) for one test."""
+    repo = make_git_repo(tmp / "asim-up", {**upstream_files(), **(extra or {})})
     variables = {"VERIFIER_CACHE": str(tmp / "cache"), "VERIFIER_MIRRORS": f"asim={repo.path}",
                  "VERIFIER_PROVIDERS": "mirror", "VERIFIER_OFFLINE": "1"}
     for k, v in variables.items():

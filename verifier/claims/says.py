@@ -56,7 +56,7 @@ _NUMBER = re.compile(rf"^\s*({_NUM})(?:\s*/\s*({_NUM}))?\s*(" +
                      r")?\s*$")
 NUMBER_TOKEN = re.compile(rf"(?<![A-Za-z0-9_.]){_NUM}(?:\s*/\s*{_NUM})?(?![A-Za-z0-9_]|\.\d)")
 _CALL = re.compile(r"^(.*?)\s*\((?:.|\n)*\)\s*$")
-_SEPARATORS = re.compile(r"\s*(?:,|，|、|/|→|->|=>|\band\b|和|与|及|以及)\s*")
+_SEPARATORS = re.compile(r"\s*(?:,|，|、|/|\+|\||→|->|=>|\band\b|\bthen\b|和|与|及|以及)\s*")
 
 
 @dataclass(frozen=True)
@@ -171,8 +171,13 @@ def read_name(text: str) -> Name | None:
     return Name(s) if s and is_name(s) else None
 
 
-def read_names(text: str) -> Names | None:
+def read_names(text: str, spaced: bool = True) -> Names | None:
+    """Two or more names in the order written. A list inside one code span may be
+    separated by spaces alone (`dist dir origin`); `spaced=False` (inferring a reader
+    for a span that does not name one) takes only written separators."""
     parts = [p for p in _SEPARATORS.split(plain(text)) if p]
+    if len(parts) == 1 and spaced:
+        parts = parts[0].split()
     if len(parts) < 2:
         return None
     names = [read_name(p) for p in parts]
@@ -211,7 +216,7 @@ def read_as(how: str | None, text: str) -> Reading | None:
 
 def infer(text: str) -> Reading | None:
     for how in ("polarity", "number", "vector", "names", "name", "literal"):
-        got = _READERS[how](text)
+        got = read_names(text, spaced=False) if how == "names" else _READERS[how](text)
         if got is not None:
             return got
     return None

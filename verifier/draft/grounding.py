@@ -107,6 +107,7 @@ class Resolver:
         self.aliases = aliases or {}
         self.labels: dict[str, list[str]] = {}     # link target -> plain labels
         self.cited_types: tuple[str, ...] = ()     # types declared in files the lesson cites
+        self.cited_paths: tuple[str, ...] = ()     # repository paths the lesson's permalinks cite
 
     # ------------------------------------------------------------------ context
     def containers(self, spans) -> tuple[str, ...]:
@@ -295,7 +296,7 @@ class Resolver:
                 return None
         near = ("sentence", "table")
         if not distinctive(name):
-            got = self._scoped(ref, scope, near + ("section",))
+            got = self._scoped(ref, scope, near + ("section", "paragraphs"))
             if got == "ambiguous":
                 return None
             if got is not None:
@@ -317,7 +318,7 @@ class Resolver:
             enums = tuple(d for d in defs if d.kind == "enumerator")
             if enums and distinctive(name):
                 return Hit(ref, up, enums, "top")
-        got = self._scoped(ref, scope, near + ("section",)) if distinctive(name) else None
+        got = self._scoped(ref, scope, near + ("section", "paragraphs")) if distinctive(name) else None
         if got == "ambiguous":
             return None
         if got is not None:

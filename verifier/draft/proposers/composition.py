@@ -39,13 +39,18 @@ class CompositionProposer(Proposer):
         items = split_list(u.cells[col][0])
         if len(items) < 2 or not all(_ID.match(x) for x in items):
             return []
-        got = self._enum_of(first, env)
-        if got is None:
+        fits = []
+        for up, const, names in self._enums_of(first, env):
+            mapped = [enumerator_of(x, names) for x in items]
+            if all(len(m) == 1 for m in mapped):
+                fits.append((up, const, mapped))
+        if len(fits) > 1:     # two enums read the row: the one its lesson names or cites
+            named = set(env.resolver.context_containers) | set(env.resolver.cited_types) \
+                | set(env.resolver.cited_paths)
+            fits = [f for f in fits if f[1].container in named or f[1].path in named]
+        if len(fits) != 1:
             return []
-        up, const, names = got
-        mapped = [enumerator_of(x, names) for x in items]
-        if not all(len(m) == 1 for m in mapped):
-            return []
+        (up, const, mapped), = fits
         expected = [m[0] for m in mapped]
         if const.name in expected or len(set(expected)) != len(expected):
             return []
@@ -59,18 +64,20 @@ class CompositionProposer(Proposer):
         return [p]
 
     @staticmethod
-    def _enum_of(word, env):
-        """(upstream, the enumerator `word` names, every enumerator name of its enum),
-        when exactly one enumerator of the pin is named so."""
-        hits = []
+    def _enums_of(word, env):
+        """(upstream, the enumerator `word` names, every enumerator name of its enum) for
+        each enum of the pins with exactly one enumerator named so."""
+        by_enum: dict = {}
         for up, idx in env.indexes.items():
             for d in idx.lookup_kind("enumerator"):
                 if d.name == word or d.name.upper().endswith("_" + word.upper()):
-                    hits.append((up, d))
-        if len(hits) != 1:
-            return None
-        up, d = hits[0]
-        idx = env.indexes[up]
-        names = [x.name for x in idx.by_path.get(d.path, []) if x.kind == "enumerator"
-                 and x.qual[:-1] == d.qual[:-1]]
-        return up, d, names
+                    by_enum.setdefault((up, d.path, d.qual[:-1]), []).append(d)
+        out = []
+        for (up, path, owner), ds in by_enum.items():
+            if len(ds) != 1:
+                continue
+            idx = env.indexes[up]
+            names = [x.name for x in idx.by_path.get(path, []) if x.kind == "enumerator"
+                     and x.qual[:-1] == owner]
+            out.append((up, ds[0], names))
+        return out
