@@ -95,16 +95,19 @@ def write_pins(root: Path, upstreams: dict[str, UpstreamSpec],
     return pins
 
 
-def make_wheel(dest_dir: Path, name: str, version: str, files: dict[str, str | bytes]) -> Path:
-    """A minimal wheel archive (enough for the source layer, which never installs it)."""
+def make_wheel(dest_dir: Path, name: str, version: str, files: dict[str, str | bytes],
+               requires: list[str] | tuple[str, ...] = ()) -> Path:
+    """A minimal wheel archive (enough for the source layer, which never installs it);
+    `requires`: its Requires-Dist lines."""
     dest_dir.mkdir(parents=True, exist_ok=True)
-    whl = dest_dir / f"{name}-{version}-py3-none-any.whl"
+    whl = dest_dir / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(whl, "w") as zf:
         for rel, content in files.items():
             zf.writestr(rel, content)
-        info = f"{name}-{version}.dist-info"
+        info = f"{name.replace('-', '_')}-{version}.dist-info"
         zf.writestr(f"{info}/METADATA",
-                    f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+                    f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+                    + "".join(f"Requires-Dist: {r}\n" for r in requires))
         zf.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: tests\n"
                     "Root-Is-Purelib: true\nTag: py3-none-any\n")
         zf.writestr(f"{info}/RECORD", "")

@@ -184,9 +184,12 @@ def test_text_is_the_escape_hatch_under_ten_percent(loaded):
 
 
 def test_every_shipped_claim_is_bound_to_its_sentence(loaded, lesson_text):
-    """claims/claims.lock binds every claim (written by `verifier claims rebind`), and the
-    sentences still read as they did when they were bound."""
-    from verifier.claims.sentences import load_bindings, sentence_hash, sentence_of
+    """claims/claims.lock binds every claim (written by `verifier claims rebind`), the
+    sentences still read as they did when they were bound, and every claim says which
+    words of its sentence carry it (`says`, each span in the sentence) or why none can
+    (`paraphrase`)."""
+    from verifier.claims.lock import load_bindings
+    from verifier.claims.sentences import sentence_hash, sentence_of
 
     bindings = load_bindings(CLAIMS)
     assert bindings.exists
@@ -197,6 +200,11 @@ def test_every_shipped_claim_is_bound_to_its_sentence(loaded, lesson_text):
         sentence = sentence_of(text, lc.claim.fragment) if text else None
         if bound is None:
             bad.append(f"{lc.gid}: not bound")
-        elif sentence is None or sentence_hash(sentence) != bound:
+        elif sentence is None or sentence_hash(sentence) != bound.sentence:
             bad.append(f"{lc.gid}: its sentence changed since it was bound")
+        elif lc.claim.says is None and lc.claim.paraphrase is None:
+            bad.append(f"{lc.gid}: neither `says` nor `paraphrase`")
+        elif lc.claim.says is not None and len(bound.spans) != len(lc.claim.says):
+            bad.append(f"{lc.gid}: claims.lock keeps {len(bound.spans)} spans for "
+                       f"{len(lc.claim.says)} `says` entries")
     assert not bad, "\n".join(bad[:20])

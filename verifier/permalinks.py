@@ -1,4 +1,7 @@
-"""GitHub links in lessons: parse `https://github.com/<owner>/<repo>/<blob|tree>/<ref>/<path>#Lx-Ly`."""
+"""GitHub links in lessons: parse `https://github.com/<owner>/<repo>/<blob|tree>/<ref>/<path>#Lx-Ly`,
+in every form GitHub renders as a link to a file at a commit: `blob`, `tree`, `raw`,
+`blame` (read like `blob`), `https://raw.githubusercontent.com/<owner>/<repo>/<ref>/<path>`
+(kind `raw`), and a line fragment in either case (`#l10-l12` is `#L10-L12`)."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import unquote, urlsplit
 
-_LINES = re.compile(r"^L(\d+)(?:C\d+)?(?:-L(\d+)(?:C\d+)?)?$")
+_LINES = re.compile(r"^L(\d+)(?:C\d+)?(?:-L(\d+)(?:C\d+)?)?$", re.I)
 
 
 @dataclass(frozen=True)
@@ -15,7 +18,7 @@ class GitHubLink:
     url: str
     owner: str
     repo: str
-    kind: str            # blob | tree | raw | commit | other
+    kind: str            # blob | tree | raw | blame | commit | other
     ref: str | None
     path: str | None
     start: int | None
@@ -42,15 +45,19 @@ def parse_github_url(url: str) -> GitHubLink | None:
         parts = urlsplit(url.strip())
     except ValueError:
         return None
-    if parts.scheme not in ("http", "https") or parts.netloc.lower() not in ("github.com",
-                                                                            "www.github.com"):
+    host = parts.netloc.lower()
+    if parts.scheme not in ("http", "https") or host not in ("github.com", "www.github.com",
+                                                             "raw.githubusercontent.com"):
         return None
     segs = [unquote(s) for s in parts.path.split("/") if s]
     if len(segs) < 2:
         return None
     owner, repo = segs[0], segs[1].removesuffix(".git")
     kind, ref, path = "other", None, None
-    if len(segs) >= 4 and segs[2] in ("blob", "tree", "raw"):
+    if host == "raw.githubusercontent.com":
+        if len(segs) >= 3:
+            kind, ref, path = "raw", segs[2], "/".join(segs[3:]) or None
+    elif len(segs) >= 4 and segs[2] in ("blob", "tree", "raw", "blame"):
         kind, ref = segs[2], segs[3]
         path = "/".join(segs[4:]) or None
     elif len(segs) >= 4 and segs[2] == "commit":

@@ -65,6 +65,7 @@ class RunOptions:
     seed: int = 0
     timestamp: str | None = None
     excerpts: bool = True             # lesson sentences + source lines for the HTML report
+    suspects: bool = True             # with the check: suspects in uncovered sentences
 
 
 @dataclass
@@ -126,7 +127,7 @@ def check_kinds(kinds: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 def options(*, lessons=(), course=None, upstream=None, kinds=(), lint=True, check=True,
             acquire=False, runtime="none", sample=None, seed=0, timestamp=None,
-            excerpts=True) -> RunOptions:
+            excerpts=True, suspects=True) -> RunOptions:
     """RunOptions with every value that needs no project checked (before any work)."""
     mode, value = parse_runtime(runtime, sample)
     if mode != "none" and not check:
@@ -134,7 +135,8 @@ def options(*, lessons=(), course=None, upstream=None, kinds=(), lint=True, chec
     return RunOptions(lessons=tuple(lessons or ()), course=course, upstream=upstream,
                       kinds=check_kinds(kinds or ()), lint=lint, check=check, acquire=acquire,
                       runtime=mode, sample=value, seed=seed,
-                      timestamp=parse_timestamp(timestamp), excerpts=excerpts)
+                      timestamp=parse_timestamp(timestamp), excerpts=excerpts,
+                      suspects=suspects)
 
 
 def check_course(project: "Project", course: str | None) -> None:
@@ -253,6 +255,17 @@ def run(project: "Project", opts: RunOptions, progress: Progress | None = None) 
                              listed=lessons if selected is None else None)
         progress.end()
         claims = [r for _, r in pairs]
+        if opts.suspects:
+            # sentences no claim covers, drafted in memory: the contradicted ones
+            # (verifier/suspect; warnings, never verdicts)
+            from verifier.suspect import find_suspects
+
+            progress.begin("suspects", len(lessons))
+            whole = opts.upstream is None and not opts.kinds
+            claim_findings.extend(find_suspects(
+                project, lessons, [lc for lc, _ in pairs] if whole else None,
+                crashes=crashes, tick=progress.advance))
+            progress.end()
         if claim_findings:
             if findings is None:
                 not_run.append(NotRun(stage="lint", what="lesson lint",
@@ -261,7 +274,9 @@ def run(project: "Project", opts: RunOptions, progress: Progress | None = None) 
         if opts.runtime != "none":
             from verifier.runtime import confirm
 
-            progress.begin("runtime (environments and checks)")
+            n = sum(1 for lc, _ in pairs if lc.claim.runtime is not None)
+            progress.begin(f"runtime ({n:,} claim{'s' if n != 1 else ''} with a runtime "
+                           f"check, --runtime {opts.runtime})")
             claims, sampling = confirm(project, pairs, mode=opts.runtime, sample=opts.sample,
                                        seed=opts.seed)
             progress.end()

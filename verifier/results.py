@@ -75,6 +75,28 @@ class RuntimeResult(Model):
     stderr: str | None = None
 
 
+class SpanChange(Model):
+    """One `says` span of an edited sentence: what it said at review, what stands there
+    now (None: gone), and why it can no longer be read."""
+
+    was: str
+    now: str | None = None
+    why: str | None = None
+
+
+class SentenceEdit(Model):
+    """A claim's sentence edited since review (claims/binding.py): the reviewed spans in
+    their contexts (claims.lock keeps no whole sentence), the sentence now, the spans
+    that changed, and whether the clause's polarity flipped."""
+
+    reviewed: str | None = None
+    now: str
+    spans: list[SpanChange] = Field(default_factory=list)
+    negated: bool = False
+    polarity: list[str] = Field(default_factory=list)
+    reviewed_line: int | None = None
+
+
 class ClaimResult(Model):
     """One claim's verdict (the shape of `verifier check --format json`)."""
 
@@ -95,6 +117,12 @@ class ClaimResult(Model):
     symbol: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
     review: str | None = None      # "draft": proposed by `verifier draft`, not reviewed yet
+    edit: SentenceEdit | None = None   # the sentence was edited since review
+    # the claim's own evidence, for a person reading the record: its `note` (why the
+    # expectation holds, or what the pinned source or runtime shows) and the runtime
+    # check's snippet
+    note: str | None = None
+    runtime_code: str | None = None
 
     @property
     def draft(self) -> bool:

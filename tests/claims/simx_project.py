@@ -34,6 +34,11 @@ class Simx:
     def claim_file(self) -> Path:
         return self.root / "claims" / "demo-atlas" / "lesson.toml"
 
+    @property
+    def claim_where(self) -> str:
+        """The claim file as messages name it (relative to the project root)."""
+        return "claims/demo-atlas/lesson.toml"
+
     def write(self, body: str, header: str = HEADER) -> Path:
         self.claim_file.parent.mkdir(parents=True, exist_ok=True)
         self.claim_file.write_text(header + body)

@@ -9,7 +9,8 @@ import pytest
 
 from tests.claims.simx_project import HEADER, claim, simx  # noqa: F401 (fixture)
 from tests.helpers_upstream import UpstreamSpec, make_wheel, place_wheel_in_cache, write_pins
-from verifier.claims.check import locate, run_check
+from verifier.claims.check import run_check
+from verifier.claims.sentences import locate
 from verifier.claims.kinds.base import REGISTRY, ClaimKind, Outcome
 from verifier.claims.loader import load_claims
 from verifier.cli.main import main
@@ -57,7 +58,7 @@ def test_bad_claims_are_errors_with_file_and_line(simx):
             + claim("u", "symbol", "include/simx/simx.h", "sx_advance", True, "sx_advance1")
             .replace('kind = "symbol"', 'kind = "symbol"\nupstream = "nope"'))
     res = simx.check(body)
-    f = str(simx.claim_file)
+    f = simx.claim_where
     assert res["ok"].verdict is Verdict.VERIFIED       # the first "ok"
     assert res["ok#2"].verdict is Verdict.ERROR        # the duplicate: a result id of its own
     assert "duplicate claim id 'ok' (first at line 4)" in res["ok#2"].message
@@ -121,7 +122,7 @@ def test_a_path_absent_from_the_pinned_tree_is_the_claims_error(simx):
     # the git tree at the pin is known: a path it lacks is a mistyped locator, not a gap
     r = simx.one(claim("u", "symbol", "src/engine/not_there.c", "x", True, "sx_advance1"))
     assert r.verdict is Verdict.ERROR, r.message
-    assert "no such path" in r.message and str(simx.claim_file) in r.message
+    assert "no such path" in r.message and simx.claim_where in r.message
     r = simx.one(claim("u", "symbol", "include/simx/simx.hh", "x", True, "sx_advance1"))
     assert r.verdict is Verdict.ERROR and "include/simx/simx.h" in r.message
 

@@ -76,3 +76,29 @@ def test_cli(simx, monkeypatch, capsys):  # noqa: F811
     assert main(["coverage", "--pins", pins, "--min", "101", "-q"]) == 2
     res = run_coverage(simx.project)
     assert res[0].percent == les["percent"]
+
+
+def test_cli_text_excluded_pages_in_one_line_and_a_next_step(simx, monkeypatch, capsys):  # noqa: F811
+    """newcomer-2 F15: excluded pages are one note (not one per page), the text says what
+    to do next, and the total stays the last line."""
+    monkeypatch.setenv("VERIFIER_PROVIDERS", "git")
+    docs = simx.project.course_root(simx.project.pins.course["demo-atlas"]) / "docs"
+    pages = [docs / name for name in ("index.md", "guide.md", "validation/v1.md")]
+    try:
+        for page in pages:
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text("# page\n\nSee `sx_advance` and 3 steps.\n", encoding="utf-8")
+        simx.write(claim("a", "symbol", "include/simx/simx.h", "sx_advance", True,
+                         "sx_advance(model, d)"))
+        assert main(["coverage", "--pins", str(simx.root / "pins.toml")]) == 0
+        out, err = capsys.readouterr()
+    finally:                       # the fixture project is the module's
+        for page in pages:
+            page.unlink(missing_ok=True)
+        (docs / "validation").rmdir()
+    notes = [ln for ln in err.splitlines() if "excluded as not lessons" in ln]
+    assert len(notes) == 1 and notes[0].startswith("note: 3 pages excluded as not lessons (")
+    assert "not a lesson:" not in err
+    lines = out.rstrip().splitlines()
+    assert lines[-2].startswith("next: `verifier draft LESSON`")
+    assert lines[-1].startswith("total: ")

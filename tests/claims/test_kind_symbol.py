@@ -70,7 +70,7 @@ def test_absent_member_evidence_is_the_class(simx):
 def test_symbol_needs_boolean(simx):
     r = simx.one(claim("c", "symbol", "include/simx/simx.h", "sx_advance", "yes", "sx_advance1"))
     assert r.verdict.value == "error" and "true or false" in r.message
-    assert str(simx.claim_file) + ":4" in r.message
+    assert simx.claim_where + ":4" in r.message
 
 
 @pytest.mark.parametrize("symbol,expected,verdict", [

@@ -36,7 +36,7 @@ def test_a_locator_that_names_nothing_is_an_error_with_a_suggestion(
     r = simx.one(claim("t", kind, path, symbol, expected, F, **options))
     assert r.verdict.value == "error", (r.verdict, r.message)
     assert "did you mean" in r.message and suggestion in r.message, r.message
-    assert str(simx.claim_file) in r.message          # the claim file and line
+    assert simx.claim_where in r.message          # the claim file and line
 
 
 def test_the_same_claims_spelled_right_verify(simx):

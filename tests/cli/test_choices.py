@@ -131,3 +131,36 @@ def test_many_unavailable_claims_of_one_reason_are_one_line(monkeypatch, capsys)
     assert lines[3] == "1 verified claim not listed (--all lists them)" and len(lines) == 4
     render.claims_list(run, every=True)
     assert len(capsys.readouterr().out.strip().splitlines()) == 11
+
+
+# --------------------------------------------------------------------------- options (F13)
+
+@pytest.mark.parametrize("argv, said", [
+    (["lint", "--fromat", "json"], "verifier lint: error: unknown option --fromat "
+                                   "(did you mean --format?)"),
+    (["verify", "--runtim", "none"], "verifier verify: error: unknown option --runtim "
+                                     "(did you mean --runtime?)"),
+    (["verify", "--format", "json"], "verifier verify: error: unknown option --format: verify "
+                                     "writes every record format into --out"),
+])
+def test_a_misspelt_option_gets_did_you_mean_and_the_commands_usage(argv, said, capsys):
+    """newcomer-2 F13: the command's own usage and its nearest option; no prefix is taken
+    for an option (`--runtim none` used to run a whole verify as `--runtime none`)."""
+    from verifier.cli.main import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert said in err
+    assert err.startswith(f"usage: verifier {argv[0]} ")
+    assert "unexpected argument" not in err          # the option's value is not a second error
+
+
+def test_help_lists_commands_in_workflow_order(capsys):
+    from verifier.cli.main import main
+
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    order = [out.index(f"\n    {c} ") for c in ("verify", "lint", "check", "coverage", "draft",
+                                                 "claims", "record", "sync")]
+    assert order == sorted(order)
+    assert "~/.cache/verifier" in out

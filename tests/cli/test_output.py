@@ -31,14 +31,26 @@ def test_lint_paths_are_relative_to_the_current_directory(cli, with_error, monke
     assert path == "course-b/docs/intro.md" and Path(path).is_file()
 
 
-def test_paths_outside_the_current_directory_are_absolute(cli, with_error, monkeypatch,
-                                                          tmp_path):
+def test_paths_far_outside_the_current_directory_are_absolute(cli, with_error, monkeypatch,
+                                                              tmp_path):
+    elsewhere = tmp_path / "a" / "b" / "c"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    _, out, _ = cli(*with_error.args("lint"))
+    path = next(ln for ln in out.splitlines() if "VL101" in ln).split(":", 1)[0]
+    assert os.path.isabs(path) and Path(path).is_file()
+
+
+def test_paths_beside_the_current_directory_are_relative(cli, with_error, monkeypatch,
+                                                         tmp_path):
+    """F12: a course copy next to the project (`../shared/course/...`) is printed as the
+    course note prints it, not as an absolute path."""
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     _, out, _ = cli(*with_error.args("lint"))
     path = next(ln for ln in out.splitlines() if "VL101" in ln).split(":", 1)[0]
-    assert os.path.isabs(path) and Path(path).is_file()
+    assert path == "../proj/course-b/docs/intro.md" and Path(path).is_file()
 
 
 def test_check_lines_name_the_lesson_file(cli, proj, monkeypatch):
@@ -236,3 +248,22 @@ def test_a_lesson_name_that_is_not_utf8_is_a_clear_error(cli, proj):
         code, out, err = cli(*proj.args(*argv))
         assert code == 2, (argv, out, err)
         assert "bad\\udcff.md" in err and "not valid UTF-8" in err
+
+
+def test_a_course_copy_behind_a_link_is_shown_the_way_the_user_reaches_it(tmp_path,
+                                                                          monkeypatch):
+    """F12: `../shared` beside the project is a link to a directory far away; a lesson
+    under it is printed as `../shared/...` (what the course note says), not absolute."""
+    from verifier.cli.output import _links_near, rel
+
+    far = tmp_path / "x" / "y" / "z" / "shared"
+    (far / "course").mkdir(parents=True)
+    lesson = far / "course" / "l.md"
+    lesson.write_text("# l\n")
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "shared").symlink_to(far)
+    (tmp_path / "w" / "main").mkdir()
+    monkeypatch.chdir(tmp_path / "w" / "main")
+    _links_near.cache_clear()
+    assert rel(lesson) == "../shared/course/l.md"
+    assert rel("/no-such-dir-here/other.md") == "/no-such-dir-here/other.md"

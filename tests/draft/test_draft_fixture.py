@@ -46,7 +46,7 @@ CASES = [
     ("members", "pysimx.sensors", {"match": "subset"}, "pysimx/sensors.py",
      ["ProbeCamera", "ProbeContact", "ProbeIMU"], "verified"),
     ("members", "pysimx.sensors", {"match": "count"}, "pysimx/sensors.py", 3, "verified"),
-    ("signature", "ProbeIMU", {"match": "subset"}, "pysimx/_src/sensors/probe_imu.py",
+    ("signature", "ProbeIMU", {"match": "names"}, "pysimx/_src/sensors/probe_imu.py",
      ["sites", "request_state_attributes"], "verified"),
     ("default", "ProbeIMU.__init__", {"param": "request_state_attributes"},
      "pysimx/_src/sensors/probe_imu.py", True, "verified"),
@@ -152,7 +152,8 @@ def test_cli_text_and_usage_errors(dp, capsys):  # noqa: F811
 
 def test_a_condition_is_no_default_and_parameters_keep_the_sentence_order(tmp_path, monkeypatch):
     # `X=False` 时 / when `X=False` names a non-default setting (the default is the other
-    # half of the sentence); parameters named as a slash list keep the order written
+    # half of the sentence); parameters named as a slash list are checked as names (the
+    # sentence asserts no order) unless the sentence says they come in order
     from tests.draft.draft_project import make_project
 
     text = ("# 传感器\n\n"
@@ -160,17 +161,20 @@ def test_a_condition_is_no_default_and_parameters_keep_the_sentence_order(tmp_pa
             "| `ProbeIMU` | `ProbeIMU.update(state)` | 默认检查；`check=False` 时跳过 |\n"
             "| `World` | `make_world()` | 默认无重力；when `dt=0.01` the step is longer |\n"
             "| `Probe` | `ProbeIMU(world, sites=[0], request_state_attributes=False)` 与默认探头共享缓冲 | - |\n\n"
-            "`make_world` 的 `gravity/dt` 两个参数都可以省略。\n")
+            "`make_world` 的 `gravity/dt` 两个参数都可以省略。\n\n"
+            "`make_world` 的参数依次为 `gravity`、`dt`。\n")
     dpx = make_project(tmp_path, monkeypatch, lesson_text=text)
     d = _draft(dpx)
     assert not [x for x in d.proposals if x.kind == "default"], [
         (x.symbol, x.expected) for x in d.proposals if x.kind == "default"]
-    (sig,) = [x for x in d.proposals if x.kind == "signature" and x.symbol == "make_world"]
-    assert sig.expected == ["gravity", "dt"]        # as written, so it diverges at the pin
+    sigs = [x for x in d.proposals if x.kind == "signature" and x.symbol == "make_world"]
+    assert [(x.expected, x.options["match"]) for x in sigs] == [
+        (["gravity", "dt"], "names"), (["gravity", "dt"], "subset")]   # as written
     p = dpx.project()
     write.append(p, d)
-    r = next(r for r in run_check(dpx.project()) if r.id.endswith(sig.id))
-    assert r.verdict.value == "diverged"
+    got = {r.id: r.verdict.value for r in run_check(dpx.project())}
+    assert [got[next(i for i in got if i.endswith(x.id))] for x in sigs] == [
+        "verified", "diverged"]          # the pin has (dt, gravity): only the order is wrong
 
 
 def test_a_long_unique_code_span_gives_a_fragment_within_the_limit():

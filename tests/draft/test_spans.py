@@ -43,7 +43,8 @@ def test_assignments():
     ("-1，", (True, -1)), ("0xFFFFFFFF", (True, "0xFFFFFFFF")), ("True", (True, True)),
     ("`False`", (True, False)),
     ("kExact", (False, None)), ("2*h", (False, None)), ("1/30", (False, None)),
-    ('"dist"', (False, None)),          # quoting differs from the source by spelling only
+    ('"dist"', (True, '"dist"')),        # strings compare by value: quoting does not matter
+    ("'dist' ok", (True, "'dist'")), ("None", (True, "None")),
 ])
 def test_literal(text, want):
     assert literal(text) == want

@@ -156,3 +156,14 @@ def test_drafts_cannot_turn_a_red_coverage_gate_green(dp, capsys):  # noqa: F811
     assert main(["coverage", "--pins", dp.pins, "-q", "--min", "50"]) == 1
     out = capsys.readouterr().out.rstrip().splitlines()[-1]
     assert out.startswith("total: 0 of ") and "more drafted" in out
+
+
+def test_text_shows_sentences_skipped_reasons_and_the_next_step(dp, capsys):  # noqa: F811
+    """newcomer-2 F14 (text output): the whole sentence of each draft, the uncovered
+    sentences that got none with the reason, and what to do next."""
+    assert main(["draft", "--pins", dp.pins, "-q", str(dp.lesson)]) == 0
+    out = capsys.readouterr().out
+    header = next(ln for ln in out.splitlines() if "┃ line" in ln)
+    assert "sentence" in header and "fragment" not in header
+    assert "next: `--write` appends these drafts" in out
+    assert out.rstrip().splitlines()[-1].startswith("drafts: ")

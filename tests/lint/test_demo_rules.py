@@ -162,9 +162,14 @@ def test_source_unavailable_is_one_finding_per_upstream(demo, monkeypatch):
     monkeypatch.setenv("VERIFIER_MIRRORS", f"demo={demo.root / 'nowhere'}")
     monkeypatch.setenv("VERIFIER_PROVIDERS", "wheel")
     fs = lint(demo.project(), [demo.lesson("basics.md")])
-    un = [f for f in fs if f.rule == "source-unavailable"]
-    assert len(un) == 1 and un[0].upstream == "demo" and un[0].severity == "warning"
+    un = [f for f in fs if f.rule == "source-unavailable" and f.severity == "warning"]
+    assert len(un) == 1 and un[0].upstream == "demo"
     assert un[0].data["count"] >= 4
+    # ... and every unchecked item is an info finding on its own line
+    items = [f for f in fs if f.rule == "source-unavailable" and f.severity == "info"]
+    assert len(items) == un[0].data["count"]
+    assert {f.line for f in items} == {d["line"] for group in un[0].data["unchecked"].values()
+                                       for d in group}
     assert errors(fs) == []   # unknowable is not wrong ...
     assert not [f for f in fs if f.rule == "permalink-anchor"]  # ... and not passed either
 

@@ -70,7 +70,7 @@ def test_two_lessons_with_one_file_name_and_one_id_are_errors_naming_both(s, tmp
 @pytest.mark.parametrize("what", ["claim file", "claim folder", "notation.toml", "claims.lock"])
 def test_symlinks_out_of_the_claims_directory_are_refused_f1_7(s, tmp_path, what):
     from verifier.claims.loader import load_claims
-    from verifier.claims.sentences import load_bindings
+    from verifier.claims.lock import load_bindings
 
     secret = tmp_path / "secret.toml"
     secret.write_text('lesson = "docs/lesson.md"\nGITHUB_TOKEN = "ghp_x"\n')

@@ -133,6 +133,16 @@ def _claims() -> list[ClaimResult]:
               expected=True, symbol="PointContactModel",
               message="fragment '旧的点接触模型' is no longer in drake-atlas/docs/contact-models.md "
                       "(claims/drake-atlas/contact-models.toml:14)", fragment="旧的点接触模型"),
+        claim(DR_C, CONTACT, "needs-friction", 23, "drake", "runtime", Verdict.DIVERGED,
+              expected=[True, True], actual=[False, False],
+              fragment="没有摩擦系数的几何体会被拒绝",
+              note="the demo world fills in a default friction for a geometry that gives "
+                   "none, so both geometries are accepted (checked at runtime)",
+              runtime_code="world = demo_world()\nresult = [world.rejects(g) for g in "
+                           "('box', 'ball')]\n",
+              runtime=RuntimeResult(status="refuted", value=[False, False],
+                                    expected=[True, True],
+                                    message="runtime value differs: false != true at [0]")),
         claim(DR_C, CONTACT, "bad-kind", 20, "drake", "symbl", Verdict.ERROR,
               message="claims/drake-atlas/contact-models.toml:22: unknown kind 'symbl' (known: "
                       "branch, call_order, cases, default, ...)", fragment="`ContactModel`"),

@@ -319,7 +319,8 @@ def test_runtime_stage_is_called_with_paired_claims(project, monkeypatch):
 
     results = [_claim(Verdict.VERIFIED, id="beta-atlas/intro/a"),
                _claim(Verdict.VERIFIED, id="beta-atlas/intro/b")]
-    pairs = [(SimpleNamespace(gid=r.id), r) for r in results]
+    pairs = [(SimpleNamespace(gid=r.id, claim=SimpleNamespace(runtime=None)), r)
+             for r in results]
     seen = {}
 
     def fake_confirm(project, got, mode="sample", sample=None, seed=0):

@@ -195,10 +195,9 @@ def test_lesson_pane_has_no_raw_markdown(page, record):
         if not x.sentence:
             continue
         block = card(page, claim_anchor(c))
-        pane = block[block.index('<p class="sentence">'):]
-        pane = pane[:pane.index("</p>")]
-        assert "`" not in pane and "**" not in pane and not pane.startswith(
-            '<p class="sentence">#')
+        pane = block[block.index('<p class="sentence"'):]
+        pane = pane[pane.index(">") + 1:pane.index("</p>")]
+        assert "`" not in pane and "**" not in pane and not pane.startswith("#")
 
 
 # --------------------------------------------------------------------------- browser
@@ -251,6 +250,11 @@ def test_browser_filters_reach_claims_and_findings(record, page_file, tmp_path):
     dom = run_browser(tmp_path, page_file.as_uri() + "#verdict=diverged", "--dump-dom").stdout
     assert visible(dom, "claim", "data-verdict") == Counter({"diverged": want_v["diverged"]})
     assert f'data-shown="{want_v["diverged"]}"' in dom
+    # the needs-attention list follows the filters too (F10): its diverged entries, and
+    # the lint entries whose cards the verdict filter leaves shown
+    claims, findings = attention_items(record)
+    diverged = sum(1 for c in claims if c.verdict.value == "diverged")
+    assert f'data-shown-attention="{diverged + len(findings)}"' in dom
     # the severity filter reaches lint findings (and leaves claims alone)
     dom = run_browser(tmp_path, page_file.as_uri() + "#severity=error", "--dump-dom").stdout
     assert visible(dom, "finding", "data-severity") == Counter({"error": want_s["error"]})
@@ -319,3 +323,54 @@ def test_missing_browser_skips_with_reason(monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(pytest.skip.Exception, match="no headless Chromium found"):
         chromium()
+
+
+# --------------------------------------------------------------------------- evidence (F8, F10)
+
+def test_a_diverged_runtime_card_shows_its_evidence(page, record):
+    """newcomer-2 F8: the card of a diverged claim shows the sentence, what it asserted,
+    what the runtime observed, the claim's note (the evidence a person wrote down) and
+    the runtime check's code (folded); a runtime claim is not "no source location"."""
+    (c,) = [c for c in record.claims if c.id.endswith("/needs-friction")]
+    block = card(page, claim_anchor(c))
+    assert "evidence (the claim's note)" in block and "default friction" in block
+    assert "<b>the pinned environment gives</b> <code>[false, false]</code>" in block
+    assert '<details class="fold code" open><summary>the runtime check</summary>' in block
+    assert "world.rejects(g)" in block
+    assert "runtime</b> refuted" in block and "false != true at [0]" in block
+    assert "no source location" not in block
+    assert 'class="sentence" lang="zh"' in block
+
+
+def test_notes_are_folded_on_cards_that_need_no_look(page, record):
+    ok = [c for c in record.claims if c.note and not c.verdict.failing]
+    for c in ok:
+        assert "<details class=\"fold note\">" in card(page, claim_anchor(c))
+
+
+def test_warnings_an_author_cannot_act_on_are_folded_apart(page, record):
+    """F10: VL109 summaries (what could not be checked for want of sources) are not in
+    "needs attention" but under their own folded heading; messages there are whole."""
+    from verifier.reporters.html import cannot_act
+
+    quiet = [f for f in record.findings if cannot_act(f)]
+    assert quiet and all(f.rule == "source-unavailable" for f in quiet)
+    box = page[page.index('<section id="attention">'):]
+    box = box[:box.index("</section>")]
+    assert "VL109" not in box and "…" not in box
+    fold = page[page.index('<details class="box" id="cannot-check">'):]
+    fold = fold[:fold.index("</details>")]
+    assert f"{len(quiet)} lint warning(s)" in fold and fold.count("<li>") == len(quiet)
+    claims, findings = __import__("verifier.reporters.html", fromlist=["x"]).attention_items(
+        record)
+    for c in claims:
+        assert (c.message or c.kind).replace("'", "&#x27;")[:200] in box.replace("&quot;", '"')
+
+
+def test_page_language_and_list_numbers():
+    from verifier.reporters.html import CSS
+    from verifier.reporters.html_markup import lang_of
+
+    assert lang_of("`mj_step` 推进一步") == "zh" and lang_of("plain English") is None
+    assert lang_of("カメラ") == "ja" and lang_of("한국어") == "ko"
+    assert "#attention ol,#cannot-check ol{margin:0;padding-left:3.2em" in CSS

@@ -154,25 +154,35 @@ def test_python_docstring_table_of_another_shape_is_parsed(tmp_path):
 
 
 def test_checked_claims_lock_is_kept_and_follows_its_bytes(tmp_path, monkeypatch):
-    from verifier.claims import sentences
+    from verifier.claims import lock as lk
+    from verifier.claims.follow import Reviewed
     from verifier.errors import ConfigError
 
     store = Store(tmp_path / "cache")
     root = tmp_path / "claims"
     root.mkdir()
-    lock = root / sentences.LOCK_NAME
-    lock.write_text(sentences.dump_bindings({"c/a/x": "0123456789abcdef"}), encoding="utf-8")
-    assert sentences.load_bindings(root, store).sentences == {"c/a/x": "0123456789abcdef"}
-    assert len(_entries(store, sentences.LOCK_SECTION)) == 1
+    lock = root / lk.LOCK_NAME
+    one = Reviewed("0123456789abcdef", (("设定 h=", "0.002", " s"),), (("不", 1),), 3, "a" * 40)
+    lock.write_text(lk.dump_bindings({"c/a/x": one}), encoding="utf-8")
+    assert lk.load_bindings(root, store).entries == {"c/a/x": one}
+    assert len(_entries(store, lk.LOCK_SECTION)) == 1
     import verifier.tomlerrors as te
 
     real_parse = te.parse_toml
     monkeypatch.setattr(te, "parse_toml", lambda *a: pytest.fail("parsed again"))
-    assert sentences.load_bindings(root, store).sentences == {"c/a/x": "0123456789abcdef"}
+    assert lk.load_bindings(root, store).entries == {"c/a/x": one}
     monkeypatch.setattr(te, "parse_toml", real_parse)
     # other bytes: parsed and checked again, and a bad lock is still refused
-    lock.write_text(sentences.dump_bindings({"c/a/x": "fedcba9876543210"}), encoding="utf-8")
-    assert sentences.load_bindings(root, store).sentences == {"c/a/x": "fedcba9876543210"}
+    two = Reviewed("fedcba9876543210")
+    lock.write_text(lk.dump_bindings({"c/a/x": two}), encoding="utf-8")
+    assert lk.load_bindings(root, store).entries == {"c/a/x": two}
     lock.write_text('schema = 1\n[sentence]\n"c/a/x" = "not a hash"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="16-hex-digit"):
-        sentences.load_bindings(root, store)
+        lk.load_bindings(root, store)
+    lock.write_text('schema = 2\n[claim]\n"c/a/x" = { sentence = "0123456789abcdef", '
+                    'spans = [["a", 1, "b"]] }\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="spans"):
+        lk.load_bindings(root, store)
+    # a schema-1 lock still reads (entries without spans)
+    lock.write_text('schema = 1\n[sentence]\n"c/a/x" = "0123456789abcdef"\n', encoding="utf-8")
+    assert lk.load_bindings(root, store).entries == {"c/a/x": Reviewed("0123456789abcdef")}

@@ -17,7 +17,7 @@ from tests.speed.test_warm import CLAIMS, VERDICTS, _by_id, _dump, make_unavaila
 from verifier.claims import filememo, memo
 from verifier.claims.check import check_claims, run_check
 from verifier.claims.kinds.base import REGISTRY
-from verifier.claims.sentences import rebind
+from verifier.claims.rebind import rebind
 from verifier.facts import cache as fcache
 from verifier.facts.audit import audit_state
 from verifier.facts.cache import fact_cache
@@ -69,8 +69,7 @@ def test_warm_check_is_served_from_one_entry(course, monkeypatch):
     def no_sentence(*a, **k):
         raise AssertionError("the lesson was searched again")
 
-    monkeypatch.setattr("verifier.claims.check.sentence_of", no_sentence)
-    monkeypatch.setattr("verifier.claims.check.locate", no_sentence)
+    monkeypatch.setattr("verifier.claims.check.bind_claim", no_sentence)
     calls = _Calls(monkeypatch)
     p = load_project(s.root / "pins.toml")
     warm = run_check(p)

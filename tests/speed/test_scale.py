@@ -186,6 +186,6 @@ def test_bindings_and_notation_are_copied_for_every_copy(tmp_path, monkeypatch):
     (s.root / "claims" / "demo-atlas" / "notation.toml").write_text("# none\n")
     scaled = build_scaled_course(s.project, 3, tmp_path / "scaled")
     lock = tomllib.loads((scaled.root / "claims" / "claims.lock").read_text())
-    assert lock["sentence"] == {f"demo-atlas/lesson{x}/ok": "0123456789abcdef"
-                                for x in ("", "--x1", "--x2")}
+    assert lock["schema"] == 2 and lock["claim"] == {
+        f"demo-atlas/lesson{x}/ok": {"sentence": "0123456789abcdef"} for x in ("", "--x1", "--x2")}
     assert (scaled.root / "claims" / "demo-atlas" / "notation.toml").read_text() == "# none\n"

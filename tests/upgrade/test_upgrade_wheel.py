@@ -110,7 +110,8 @@ def test_write_with_commit_bumps_wheel_and_runtime_and_drops_lock(wx):
     assert f"/blob/{V2}/pkg/new_name.py#L6-L8" in text
     assert f"/blob/{V1}/pkg/core.py#L12-L15" in text     # changed: left alone
     assert f"/blob/{V1}/src/engine.c#L3-L9" in text      # unavailable: left alone
-    assert any("src/engine.c" in s and "unavailable" in s for s in report.left_for_author)
+    assert any("src/engine.c" in s and "unavailable" in s and "need git" in s
+               for s in report.left_for_author)
 
 
 def test_missing_wheel_version_is_an_acquisition_error(wx):

@@ -9,8 +9,8 @@ from tests.upgrade.fixture import build
 from verifier.errors import ConfigError
 from verifier.pins import load_pins
 from verifier.project import load_project
-from verifier.upgrade import engine, run_upgrade
 from verifier import safewrite
+from verifier.upgrade import compare, run_upgrade
 
 
 @pytest.fixture
@@ -25,7 +25,7 @@ def fx(tmp_path, monkeypatch):
 @pytest.mark.parametrize("which", ["pins.lock", "pins.toml", "lesson"])
 def test_edit_during_analysis_refuses_and_writes_nothing_8_6(fx, monkeypatch, which):
     target = {"pins.lock": fx.root / "pins.lock", "pins.toml": fx.pins, "lesson": fx.lesson}[which]
-    real = engine._Compare.link
+    real = compare.Compare.link
     edited = {}
 
     def link(self, c, known):                   # the analysis phase: someone edits a file
@@ -36,7 +36,7 @@ def test_edit_during_analysis_refuses_and_writes_nothing_8_6(fx, monkeypatch, wh
                            for p in (fx.root / "pins.lock", fx.pins, fx.lesson)})
         return real(self, c, known)
 
-    monkeypatch.setattr(engine._Compare, "link", link)
+    monkeypatch.setattr(compare.Compare, "link", link)
     project = load_project(fx.pins)
     with pytest.raises(ConfigError) as ei:
         run_upgrade(project, "demo", fx.v2, version="2.0.0", write=True, claims=False)

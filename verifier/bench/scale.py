@@ -65,7 +65,7 @@ def copy_name(path: str, k: int) -> str:
 def build_scaled_course(project: "Project", n: int, dest: Path) -> ScaledCourse:
     """The course of `project` `n` times over under `dest` (see the module doc)."""
     from verifier.claims.loader import claim_files, claims_root
-    from verifier.claims.sentences import LOCK_NAME
+    from verifier.claims.lock import LOCK_NAME
     from verifier.lessons.cache import load_links
     from verifier.permalinks import parse_github_url
 
@@ -201,24 +201,22 @@ def measure_scale(project: "Project", n: int, repeat: int = 3, bytecode: bool = 
 
 
 def _copy_bindings(src: Path, dst: Path, n: int) -> None:
-    """claims.lock with each claim's sentence binding repeated for its copies (the gid
+    """claims.lock with each claim's entry repeated for its copies (the gid
     `<course>/<stem>/<id>` becomes `<course>/<stem>--x<k>/<id>`)."""
-    import json
+    from verifier.claims.lock import dump_bindings, load_bindings
 
     if not src.is_file():
         return
-    data = tomllib.loads(src.read_text(encoding="utf-8"))
-    out = [f"schema = {json.dumps(data.get('schema', 1))}", "", "[sentence]"]
-    for gid, h in sorted(data.get("sentence", {}).items()):
+    entries = load_bindings(src.parent).entries
+    out = {}
+    for gid, e in entries.items():
         course, _, rest = gid.partition("/")
         stem, _, cid = rest.rpartition("/")
         for k in range(n):
-            key = gid if k == 0 else f"{course}/{stem}--x{k}/{cid}"
-            out.append(f"{json.dumps(key)} = {json.dumps(h)}")
+            out[gid if k == 0 else f"{course}/{stem}--x{k}/{cid}"] = e
     dst.parent.mkdir(parents=True, exist_ok=True)
-    dst.write_text("\n".join(out) + "\n", encoding="utf-8")
-    if tomllib.loads(dst.read_text(encoding="utf-8")).get("sentence", {}).keys() < \
-            data.get("sentence", {}).keys():
+    dst.write_text(dump_bindings(out), encoding="utf-8")
+    if load_bindings(dst.parent).entries.keys() < entries.keys():
         raise ValueError(f"{src}: the bindings did not copy")
 
 

@@ -34,8 +34,9 @@ from verifier.claims.loader import LoadedClaim, claims_root, load_claims
 from verifier.claims.filememo import FileMemo
 from verifier.claims.memo import check_claim
 from verifier.claims.notation import NOTATION_FILE, Tracker, unused_findings
-from verifier.claims.sentences import (Bindings, load_bindings, locate, occurrences,
-                                       sentence_hash, sentence_of)
+from verifier.claims.binding import Bound, bind_claim
+from verifier.claims.lock import Bindings, load_bindings
+from verifier.claims.sentences import occurrences
 from verifier.facts.model import split_symbol
 from verifier.registry import choice_message
 from verifier.results import ClaimResult, Crash, Evidence, Verdict, draft_counts
@@ -50,7 +51,8 @@ def _result(lc: LoadedClaim, line: int | None, verdict: Verdict, *, actual=None,
     return ClaimResult(id=lc.gid, lesson=lc.lesson, line=line, upstream=lc.upstream or "",
                        kind=c.kind, verdict=verdict, expected=c.expected, actual=actual,
                        evidence=evidence, message=message, course=lc.course, fragment=c.fragment,
-                       symbol=c.symbol, options=dict(c.options), review=getattr(c, "review", None))
+                       symbol=c.symbol, options=dict(c.options), review=getattr(c, "review", None),
+                       note=c.note, runtime_code=c.runtime.code if c.runtime else None)
 
 
 def _error(lc: LoadedClaim, line: int | None, msg: str) -> ClaimResult:
@@ -98,20 +100,111 @@ def _names_in_sentence(name: str, sentence: str | None) -> bool:
 
 def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
               crashes: list[Crash] | None = None, bindings: Bindings | None = None,
-              uses: dict[str, list[str]] | None = None) -> ClaimResult:
+              uses: dict[str, list[str]] | None = None, bound: Bound | None = None
+              ) -> ClaimResult:
     """The static verdict of one claim. `crashes` receives a kind's crash; `bindings`:
-    claims.lock (sentence binding); `uses` receives the keys of the notation entries
-    the check needed, by claim id."""
-    c = lc.claim
+    claims.lock (what the claim was reviewed against); `uses` receives the keys of the
+    notation entries the check needed, by claim id; `bound`: the claim already bound to
+    its sentence as it reads now (claims/binding.py), else bound here."""
     if lesson is None:
         return _error(lc, None, f"lesson {lc.lesson!r} not found in course {lc.course!r}")
-    line = locate(c.fragment, lesson.text) if c.fragment else None
+    if bound is None:
+        bound = bind_claim(lc, lesson, bindings, project.store)
+    checked = bound.lc
+    line = bound.line
     if lc.problem:
         return _error(lc, line, lc.problem)
-    if line is None:
-        return _result(lc, None, Verdict.STALE,
-                       message=f"fragment {c.fragment!r} is no longer in {lc.course}/{lc.lesson} "
-                               f"({lc.where})")
+    note: tuple[str, str] | None = None
+    if bound.state in ("gone", "stale"):
+        note = ("stale", bound.note or "")
+    elif bound.state == "unbound" and bindings is not None and bindings.exists:
+        note = ("unbound", f"not bound to its lesson sentence yet: review it, then run "
+                           f"`verifier claims rebind {lc.gid}`")
+    edited = {c.now for c in bound.edit.spans if c.now} if bound.state == "derived" and \
+        bound.edit is not None else set()
+    res = _checked(project, checked, lesson, line, bound.sentence, crashes, uses, edited)
+    if bound.problem:
+        # `says` is not what the sentence says: the claim's own verdict stands when it found
+        # something wrong itself (a mistyped locator), else the claim is in error
+        if res.verdict in (Verdict.VERIFIED, Verdict.UNAVAILABLE):
+            return _error(lc, line, bound.problem)
+        res = res.model_copy(update={"message": f"{res.message}; also {bound.problem}"
+                                     if res.message else bound.problem})
+    if bound.edit is not None:
+        res = res.model_copy(update={"edit": bound.edit})
+    if bound.state == "derived":
+        res = _derived(res, bound)
+        slip = _slip(project, lc.upstream, bound)
+        if slip and res.verdict in (Verdict.VERIFIED, Verdict.UNAVAILABLE):
+            res = res.model_copy(update={"verdict": Verdict.ERROR, "message": f"{slip}; "
+                                         f"{res.message}" if res.message else slip})
+    elif bound.state == "outside" and bound.note:
+        res = res.model_copy(update={"message": (f"{res.message}; " if res.message else "")
+                                     + bound.note})
+    return _stale_or(lc, line, note, res)
+
+
+def _slip(project: "Project", upstream: str | None, bound: Bound) -> str | None:
+    """A name the edit wrote where a reviewed name stood that is a slip of it: no name of
+    the upstream at the pin, one or two letters off the reviewed one (`mj_forward` ->
+    `mj_forard`). A claim derived from it may still verify (a negative claim about a name
+    that does not exist); the sentence is wrong all the same."""
+    if not upstream or bound.edit is None:
+        return None
+    import difflib
+
+    pairs = []
+    for sc in bound.edit.spans:
+        if not sc.now or sc.why:
+            continue
+        if not (re.fullmatch(r"[\w.:>~-]+", sc.was) and re.fullmatch(r"[\w.:>~-]+", sc.now)):
+            continue
+        a, b = split_symbol(sc.was), split_symbol(sc.now)
+        if not a or not b:
+            continue
+        old, new = a[-1], b[-1]
+        if old != new and abs(len(old) - len(new)) <= 1 and re.fullmatch(r"[A-Za-z_]\w+", new) \
+                and difflib.SequenceMatcher(None, old, new).ratio() >= 0.8:
+            pairs.append((old, new))
+    if not pairs:
+        return None
+    from verifier.facts.symbols import build_index
+
+    try:
+        index = build_index(project, upstream)
+    except Exception:  # noqa: BLE001 - no index: nothing to say
+        return None
+    for old, new in pairs:
+        if not index.lookup(new) and index.lookup(old):
+            return (f"the edited sentence names `{new}`, which is no name of {upstream} at the "
+                    f"pin; did you mean `{old}`?")
+    return None
+
+
+def _derived(res: ClaimResult, bound: Bound) -> ClaimResult:
+    """The result of a claim re-derived from its edited sentence: negated when the
+    sentence's polarity flipped (what the source shows is then what the sentence denies)."""
+    verdict, message = res.verdict, res.message
+    if bound.lc.negated:
+        if verdict is Verdict.VERIFIED:
+            verdict = Verdict.DIVERGED
+            message = ("the pinned source shows what the reviewed sentence said, and the sentence "
+                       "now denies it" + (f" ({message})" if message else ""))
+        elif verdict is Verdict.DIVERGED:
+            verdict = Verdict.VERIFIED
+            message = ("the sentence now denies what the pinned source does not show"
+                       + (f" ({message})" if message else ""))
+    message = f"{bound.note}; {message}" if message else bound.note
+    return res.model_copy(update={"verdict": verdict, "message": message})
+
+
+def _checked(project: "Project", lc: LoadedClaim, lesson: "LessonDoc", line: int | None,
+             sentence: str | None, crashes: list[Crash] | None,
+             uses: dict[str, list[str]] | None, edited: set[str] = frozenset()) -> ClaimResult:
+    """The kind's verdict on `lc` (identity, near-miss and fragment rules applied).
+    `edited`: the words an edit of the sentence put where the claim's spans were (a
+    near-miss name among them is no exception: it is what the sentence now says)."""
+    c = lc.claim
     kind_cls = REGISTRY.get(c.kind)
     if kind_cls is None:
         return _error(lc, line, choice_message("kind", c.kind, REGISTRY))
@@ -120,8 +213,6 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
     if lc.upstream not in project.pins.upstream:
         return _error(lc, line, f"unknown upstream {lc.upstream!r} (pins.toml has: "
                                 f"{', '.join(sorted(project.pins.upstream))})")
-    sentence = sentence_of(lesson.text, c.fragment, line, store=project.store)
-    rebound = _binding_note(lc, sentence, bindings)
     ctx = CheckContext(project=project, upstream=project.pins.get(lc.upstream),
                        notation=Tracker(lc.notation))
     try:
@@ -130,15 +221,14 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
         sf = exc.sf
         absent = _known_absent(project, sf)
         if absent is not None:
-            return _stale_or(lc, line, rebound, _error(lc, line, f"`path`: {absent}"))
+            return _error(lc, line, f"`path`: {absent}")
         ev = Evidence(path=sf.path, blob=sf.expected_blob, status=sf.status.value,
                       permalink=ctx.upstream.permalink(sf.path), provider=sf.provider)
-        return _stale_or(lc, line, rebound, _result(
-            lc, line, Verdict.UNAVAILABLE, evidence=ev,
-            message=f"{sf.path} is {sf.status.value} at {ctx.upstream.short}: "
-                    f"{sf.reason}".rstrip(": ")))
+        return _result(lc, line, Verdict.UNAVAILABLE, evidence=ev,
+                       message=f"{sf.path} is {sf.status.value} at {ctx.upstream.short}: "
+                               f"{sf.reason}".rstrip(": "))
     except ClaimError as exc:
-        return _stale_or(lc, line, rebound, _error(lc, line, str(exc)))
+        return _error(lc, line, str(exc))
     except Exception as exc:  # noqa: BLE001 - a bug in a kind must not sink the whole run
         if os.environ.get("VERIFIER_DEBUG") or machine_failure(exc):
             raise                       # a full or unusable cache: exit 2 naming the file
@@ -157,52 +247,42 @@ def check_one(project: "Project", lc: LoadedClaim, lesson: "LessonDoc | None",
             verdict, message = Verdict.ERROR, (f"{lc.where}: refusing `verified` ({why}); "
                                                f"kind said: {message or ''}").rstrip("; ")
     if verdict is Verdict.VERIFIED and out.near_miss:
-        missed = [(n, close) for n, close in out.near_miss if not _names_in_sentence(n, sentence)]
+        missed = [(n, close) for n, close in out.near_miss
+                  if not _names_in_sentence(n, sentence) or split_symbol(n)[-1] in edited]
         if missed:
             what = "; ".join(f"`{n}` is absent, but {', '.join(f'`{x}`' for x in close)} "
                              f"exist{'s' if len(close) == 1 else ''}" for n, close in missed)
-            return _stale_or(lc, line, rebound, _error(
-                lc, line, f"negative claim with a near-miss name: {what}; did you mean "
-                          f"{missed[0][1][0]}? (the lesson sentence does not name "
-                          f"`{split_symbol(missed[0][0])[-1]}`, so the claim may be mistyped)"))
+            typo = [n for n, _ in missed if split_symbol(n)[-1] in edited]
+            if typo:
+                return _result(lc, line, Verdict.ERROR, message=(
+                    f"the edited sentence names `{split_symbol(typo[0])[-1]}`, which is not a "
+                    f"name at the pin ({what}); did you mean {missed[0][1][0]}?"))
+            return _error(lc, line, f"negative claim with a near-miss name: {what}; did you mean "
+                                    f"{missed[0][1][0]}? (the lesson sentence does not name "
+                                    f"`{split_symbol(missed[0][0])[-1]}`, so the claim may be "
+                                    "mistyped)")
     via = ctx.notation.describe_used()
     if via and verdict in (Verdict.VERIFIED, Verdict.DIVERGED):
         message = (f"{message}; " if message else "") + via
-    n = occurrences(c.fragment, lesson.text)
+    n = occurrences(c.fragment, lesson.text) if line is not None else 0
     if n > 1:
         message = (f"{message}; " if message else "") + (
             f"fragment occurs {n} times in the lesson, line {line} is the first")
-    return _stale_or(lc, line, rebound, _result(lc, line, verdict, actual=out.actual,
-                                                evidence=out.evidence, message=message))
-
-
-def _binding_note(lc: LoadedClaim, sentence: str | None, bindings: Bindings | None
-                  ) -> tuple[str, str] | None:
-    """('stale' | 'unbound', message) when the claim's sentence binding needs a person."""
-    if bindings is None or not bindings.exists or sentence is None:
-        return None
-    bound = bindings.get(lc.gid)
-    if bound is None:
-        return ("unbound", f"not bound to its lesson sentence yet: review it, then run "
-                           f"`verifier claims rebind {lc.gid}`")
-    if bound != sentence_hash(sentence):
-        return ("stale", f"sentence changed since the claim was reviewed; re-check and re-bind "
-                         f"with `verifier claims rebind {lc.gid}` (the sentence now reads: "
-                         f"{sentence[:160]!r})")
-    return None
+    return _result(lc, line, verdict, actual=out.actual, evidence=out.evidence, message=message)
 
 
 def _stale_or(lc: LoadedClaim, line: int | None, note: tuple[str, str] | None,
               res: ClaimResult) -> ClaimResult:
-    """`res`, or `stale` when the sentence it was reviewed against changed (the check's
-    own outcome kept in the message), or `res` with a note when it was never bound."""
+    """`res`, or `stale` when the sentence it was reviewed against changed in a way the
+    claim cannot follow (the check's own outcome kept in the message: what the evidence
+    still says), or `res` with a note when it was never bound."""
     if note is None:
         return res
     kind, text = note
     if kind == "unbound":
         return res.model_copy(update={"message": (f"{res.message}; " if res.message else "") + text})
-    was = f"as written, the claim is {res.verdict.value}" + (f": {res.message}" if res.message
-                                                             else "")
+    was = f"as reviewed, the claim is {res.verdict.value}" + (f": {res.message}" if res.message
+                                                              else "")
     return res.model_copy(update={"verdict": Verdict.STALE,
                                   "message": f"{lc.where}: {text}; {was}"})
 
@@ -259,18 +339,27 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
     bindings = load_bindings(claims_root(project), project.store)
     uses: dict[str, list[str]] = {}    # claim id -> keys of the notation entries it needed
 
+    turned: list[tuple["LessonDoc", Bound]] = []
+
     def check_all() -> tuple[list, list[Crash]]:
         got, caught = [], []
         uses.clear()
+        turned.clear()
         files = FileMemo(project, bindings)
         groups = _by_file(loaded)
         files.expect(len(groups))
         for group in groups:
             lesson = by_key.get((group[0].course, group[0].lesson))
+            bounds = _bound(group, lesson, bindings, project)
+            if bounds is not None:     # the lesson changed since review: what it says now
+                group = [b.lc for b in bounds]
+                turned.extend((lesson, b) for b in bounds if b.turned)
 
-            def compute(group=group, lesson=lesson):
+            def compute(group=group, lesson=lesson, bounds=bounds):
                 before, own = len(caught), {}
-                results = [check_one(project, lc, lesson, caught, bindings, own) for lc in group]
+                results = [check_one(project, lc, lesson, caught, bindings, own,
+                                     bounds[i] if bounds is not None else None)
+                           for i, lc in enumerate(group)]
                 return results, own, len(caught) > before
 
             results, used = files.check(group, lesson, compute)  # memoised per claim file
@@ -290,7 +379,52 @@ def check_claims(project: "Project", lessons: "list[LessonDoc] | None" = None,
     if findings is not None:
         findings.extend(notation_findings(pairs, uses, complete=upstream is None
                                           and lessons is None and kinds is None))
+        findings.extend(turned_findings(turned))
     return pairs
+
+
+TURNED = "sentence-turned"
+TURNED_CODE = "VC151"
+
+
+def turned_findings(turned: list[tuple["LessonDoc", Bound]]) -> list:
+    """`sentence-turned` warnings: a reviewed sentence whose polarity flipped outside
+    what its claims check (a negation word gained or lost, a pair word swapped in
+    another clause): the claims still hold, but the sentence now says the opposite of
+    what was reviewed somewhere; one warning per lesson line."""
+    from verifier.results import Finding, Severity
+
+    by_line: dict[tuple[str, str, int], list[Bound]] = {}
+    docs = {}
+    for doc, b in turned:
+        key = (doc.course, doc.path, b.line or 1)
+        by_line.setdefault(key, []).append(b)
+        docs[key] = doc
+    out = []
+    for key, bs in sorted(by_line.items()):
+        doc = docs[key]
+        why = sorted({w for b in bs for w in (b.turned or [])})
+        ids = ", ".join(sorted(b.lc.gid for b in bs))
+        out.append(Finding(rule=TURNED, code=TURNED_CODE, severity=Severity.WARNING,
+                           path=doc.path, course=doc.course, line=key[2],
+                           message=f"the sentence was edited since review and now says the "
+                                   f"opposite somewhere outside what its claims check "
+                                   f"({'; '.join(why)}); re-check it against the source "
+                                   f"(claims on it: {ids})", target=why[0] if why else None))
+    return out
+
+
+def _bound(group: list[LoadedClaim], lesson: "LessonDoc | None", bindings: Bindings,
+           project: "Project") -> list[Bound] | None:
+    """The claims of one file bound to their sentences as they read now, or None when
+    none of them can follow an edit (each was reviewed in this lesson text, or keeps no
+    spans): they are checked as written, and a warm run does not bind them again."""
+    if lesson is None:
+        return None
+    if not bindings.exists or not any((e := bindings.get(lc.gid)) is not None and e.spans
+                                      and e.lesson != lesson.blob for lc in group):
+        return None
+    return [bind_claim(lc, lesson, bindings, project.store) for lc in group]
 
 
 def _by_file(loaded: list[LoadedClaim]) -> list[list[LoadedClaim]]:

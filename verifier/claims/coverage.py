@@ -419,6 +419,24 @@ def lesson_coverage(lesson: "LessonDoc", claims: list[LoadedClaim],
                           uncovered=uncovered)
 
 
+def says_share(claims: list[LoadedClaim]) -> dict[str, dict[str, int]]:
+    """Per kind of the reviewed claims: how many read their assertion from the sentence's
+    words (`says`) and how many say why they cannot (`paraphrase`, no `says`); `total`
+    sums the kinds."""
+    out: dict[str, dict[str, int]] = {}
+    for lc in claims:
+        if is_draft(lc):
+            continue
+        row = out.setdefault(lc.claim.kind, {"claims": 0, "says": 0, "paraphrase": 0})
+        row["claims"] += 1
+        if lc.claim.says:
+            row["says"] += 1
+        elif lc.claim.paraphrase:
+            row["paraphrase"] += 1
+    total = {k: sum(r[k] for r in out.values()) for k in ("claims", "says", "paraphrase")}
+    return {**dict(sorted(out.items())), "total": total}
+
+
 def run_coverage(project: "Project", lessons: "list[LessonDoc] | None" = None
                  ) -> list[LessonCoverage]:
     return coverage_report(project, lessons)[0]

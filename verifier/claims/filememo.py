@@ -51,12 +51,12 @@ from verifier.codeversion import code_version
 from verifier.facts.audit import audit_state
 from verifier.facts.cache import fact_cache, round_trip
 from verifier.fileio import file_sha256
-from verifier.results import ClaimResult, Evidence, Verdict
+from verifier.results import ClaimResult, Evidence, SentenceEdit, Verdict
 from verifier.sources.recording import answers_same, recording
 
 if TYPE_CHECKING:
     from verifier.claims.loader import LoadedClaim
-    from verifier.claims.sentences import Bindings
+    from verifier.claims.lock import Bindings
     from verifier.project import LessonDoc, Project
 
 EXTRACTOR = "claim-file"
@@ -84,7 +84,8 @@ def _own(lc: "LoadedClaim") -> dict[str, Any]:
     c = lc.claim
     return {"id": lc.gid, "lesson": lc.lesson, "upstream": lc.upstream or "", "kind": c.kind,
             "expected": c.expected, "course": lc.course, "fragment": c.fragment,
-            "symbol": c.symbol, "options": dict(c.options), "review": getattr(c, "review", None)}
+            "symbol": c.symbol, "options": dict(c.options), "review": getattr(c, "review", None),
+            "note": c.note, "runtime_code": c.runtime.code if c.runtime else None}
 
 
 def _plain(group: "list[LoadedClaim]", results: list[ClaimResult],
@@ -98,7 +99,8 @@ def _plain(group: "list[LoadedClaim]", results: list[ClaimResult],
         ev = r.evidence
         out.append([r.verdict.value, *(getattr(r, k) for k in _COMPUTED), None if ev is None
                     else [ev.path, list(ev.lines) if ev.lines else None, ev.blob, ev.permalink,
-                          ev.status, ev.provider]])
+                          ev.status, ev.provider],
+                    None if r.edit is None else r.edit.model_dump()])
     return {"results": out, "uses": [[gid, sorted(keys)] for gid, keys in sorted(uses.items())]}
 
 
@@ -108,14 +110,15 @@ def _results(group: "list[LoadedClaim]", value: dict
     rows = value["results"]
     if len(rows) != len(group):
         raise ValueError("an entry for another number of claims")
-    for lc, (verdict, line, message, actual, e) in zip(group, rows, strict=True):
+    for lc, (verdict, line, message, actual, e, edit) in zip(group, rows, strict=True):
         # validated, not `model_construct`ed: with pydantic 2.14 validating these two
         # models costs 5 us a result, constructing them unvalidated 14 us
         ev = None if e is None else Evidence(
             path=e[0], lines=tuple(e[1]) if e[1] else None, blob=e[2], permalink=e[3],
             status=e[4], provider=e[5])
         out.append(ClaimResult(**_own(lc), verdict=Verdict(verdict), line=line, message=message,
-                               actual=actual, evidence=ev, runtime=None))
+                               actual=actual, evidence=ev, runtime=None,
+                               edit=None if edit is None else SentenceEdit.model_validate(edit)))
     return out, {gid: list(keys) for gid, keys in value["uses"]}
 
 
@@ -152,7 +155,8 @@ class FileMemo:
             "text": None if lesson is None else lesson.blob,
             "claims": [[lc.gid, lc.line, lc.upstream, lc.problem] for lc in group],
             "notation": [[m.kind, m.lesson, m.source, m.where] for m in first.notation.entries],
-            "bindings": None if b is None else [b.exists, [b.get(lc.gid) for lc in group]]}
+            "bindings": None if b is None else [b.exists, [b.key(lc.gid) for lc in group]],
+            "negated": [lc.negated for lc in group]}
 
     def check(self, group: "list[LoadedClaim]", lesson: "LessonDoc | None", compute: Compute
               ) -> tuple[list[ClaimResult], dict[str, list[str]]]:

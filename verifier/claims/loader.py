@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from verifier.claims.model import Claim, ClaimFile, confined
+from verifier.claims.confine import confined
+from verifier.claims.model import Claim, ClaimFile
 from verifier.claims.notation import NOTATION_FILE, Notation, load_course_notation, parse_table
 from verifier import gcpause
 from verifier.errors import ConfigError
@@ -48,10 +49,14 @@ class LoadedClaim:
     problem: str | None = None    # set when the claim table itself is invalid
     notation: Notation = Notation()   # the course's notation with the file's on top
     blob: str | None = None       # git blob of the claim file's text (claims/filememo.py)
+    negated: bool = False         # derived from an edited sentence whose polarity flipped
+    shown: str | None = None      # the claim file relative to the project root
 
     @property
     def where(self) -> str:
-        return f"{self.file}:{self.line}"
+        """Where the claim is, as messages and records name it: relative to the project
+        root (the same text on every clone, so records stay byte-identical)."""
+        return f"{self.shown or self.file}:{self.line}"
 
 
 def claims_root(project: "Project") -> Path:
@@ -224,7 +229,7 @@ def load_file(project: "Project", course: str, path: Path, *, root: Path | None 
         upstream = claim.upstream or cf.upstream
         out.append(LoadedClaim(claim=claim, course=course, lesson=cf.lesson, file=path,
                                line=line, gid=gid, upstream=upstream, problem=problem,
-                               notation=notation, blob=blob))
+                               notation=notation, blob=blob, shown=shown))
     return out
 
 

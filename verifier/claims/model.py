@@ -12,6 +12,8 @@
     path = "include/mujoco/mjtype.h"       # locator: repo path ...
     symbol = "mjSTATE_PHYSICS"             # ... and symbol (kind-specific form)
     expected = ["mjSTATE_QPOS", "mjSTATE_QVEL", "mjSTATE_ACT", "mjSTATE_HISTORY"]
+    says = ["mjSTATE_PHYSICS"]             # the sentence's words that carry it (says.py)
+    paraphrase = "why"                     # ... or why `expected` cannot be read from them
     note = "optional free text"
     review = "draft"                       # only on drafts (`verifier draft`); a person
                                            # accepts one by deleting this line
@@ -29,7 +31,6 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from verifier.basemodel import Record
-from verifier.errors import ConfigError
 from verifier.repopath import canonical
 from verifier.tomlerrors import json_value
 
@@ -75,6 +76,24 @@ class RuntimeCheck(Record):
         return data
 
 
+class SaysSpan(Record):
+    """One span of a claim's sentence with the reader that reads it
+    (verifier/claims/says.py); a bare string in `says` has its reader inferred."""
+
+    text: str = Field(min_length=1, max_length=200)
+    read: Literal["number", "name", "names", "polarity", "literal"] | None = None
+
+    @model_validator(mode="after")
+    def _reads(self) -> "SaysSpan":
+        from verifier.claims.says import plain, read_as
+
+        if not plain(self.text):
+            raise ValueError("`text` must hold the words of the sentence")
+        if self.read is not None and read_as(self.read, self.text) is None:
+            raise ValueError(f"{self.text!r} does not read as a {self.read}")
+        return self
+
+
 class Claim(Record):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
     fragment: str = Field(min_length=3, max_length=120)
@@ -89,6 +108,22 @@ class Claim(Record):
     # "draft": proposed by `verifier draft`, not reviewed by a person yet (check reports
     # it apart and never counts it as reviewed; see docs/claims/README.md)
     review: Literal["draft"] | None = None
+    # the literal spans of the sentence that carry the claim's assertion (verifier/claims/
+    # says.py): `expected` is derived from them at every check; or why it cannot be
+    says: list[str | SaysSpan] | None = Field(default=None, max_length=64)
+    paraphrase: str | None = Field(default=None, min_length=3, max_length=2000)
+
+    @field_validator("says")
+    @classmethod
+    def _spans(cls, v: list | None) -> list | None:
+        if v is None:
+            return v
+        from verifier.claims.says import plain
+
+        for entry in v:
+            if isinstance(entry, str) and (not plain(entry) or len(entry) > 200):
+                raise ValueError("each span must hold 1-200 characters of the sentence")
+        return v
 
     @field_validator("fragment")
     @classmethod
@@ -113,22 +148,3 @@ class ClaimFile(Record):
     # lesson name = "source name", receivers = ["self."] (verifier/claims/notation.py);
     # checked by the loader, which reports its lines
     notation: dict[str, Any] | None = None
-
-
-def confined(root: Path, path: Path, what: str = "claim file") -> None:
-    """ConfigError unless `path` (a claim file, claim folder, notation.toml or
-    claims.lock) resolves inside the claims directory `root`: like a lesson, a claim file
-    that is a symbolic link to /proc/self/environ or to a secret outside the project is
-    refused, never read (its key names would reach the error messages and records)."""
-    try:
-        real = path.resolve()
-        real.relative_to(root.resolve())
-    except (ValueError, OSError, RuntimeError):
-        try:
-            target = str(path.resolve())
-        except (OSError, RuntimeError):
-            target = "an unresolvable path"
-        raise ConfigError(f"{what} resolves outside the claims directory {root} (to {target}); "
-                          "refusing to read it", file=str(path),
-                          hint="claim files and their folders must be files of the project, not "
-                               "symbolic links leading out of it") from None

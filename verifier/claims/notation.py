@@ -199,7 +199,7 @@ def load_course_notation(course_dir: Path, shown_dir: str | None = None) -> Nota
     """`claims/<course>/notation.toml`, or an empty notation."""
     from verifier.tomlerrors import read_toml
 
-    from verifier.claims.model import confined
+    from verifier.claims.confine import confined
 
     path = course_dir / NOTATION_FILE
     if not path.is_file() and not path.is_symlink():

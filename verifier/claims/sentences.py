@@ -1,12 +1,9 @@
-"""Sentence binding: each claim remembers the lesson sentence it was reviewed against.
+"""The lesson sentence of a claim: located by its verbatim `fragment`, and hashed.
 
-A claim locates its sentence by a short verbatim `fragment`. When the sentence
-around it is reworded (a number changed, "not" added) the fragment may still
-match, and the claim would go on checking what the lesson no longer says. So
-`verifier claims rebind` records, per claim, a hash of the whole sentence
-(`claims/claims.lock`, written by the command, never by hand); `verifier check`
-compares: a claim whose sentence changed is `stale` until a person has looked at
-it again and re-bound it.
+A claim locates its sentence by a short verbatim `fragment`. `verifier claims
+rebind` records, per claim, the hash of the whole sentence it was reviewed against
+(and its spans: `claims/lock.py`); `verifier check` compares, and follows an edited
+sentence (`claims/binding.py`).
 
 The sentence is the lesson model's (`verifier/lessons/model.py`), up to its
 full stop (clauses ending in `;`/`；` are joined to what follows): Markdown markup
@@ -21,18 +18,12 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
-
-from verifier.errors import ConfigError
 
 if TYPE_CHECKING:
     from verifier.cache import Store
 
-LOCK_NAME = "claims.lock"
-SCHEMA = 1
 _HASH_LEN = 16
 _INLINE = re.compile(r"\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*\)|`+|\*\*")
 
@@ -196,160 +187,14 @@ def sentence_hash(sentence: str) -> str:
     return hashlib.sha256(_squash(sentence).encode("utf-8")).hexdigest()[:_HASH_LEN]
 
 
-# ------------------------------------------------------------------ claims.lock
-
-@dataclass
-class Bindings:
-    path: Path
-    exists: bool
-    sentences: dict[str, str]          # claim id -> sentence hash
-
-    def get(self, gid: str) -> str | None:
-        return self.sentences.get(gid)
-
-
-def lock_path(claims_root: Path) -> Path:
-    return claims_root / LOCK_NAME
-
-
-LOCK_SECTION = "claims-lock"       # the fact cache's section for a checked claims.lock
-
-
-def load_bindings(claims_root: Path, store: "Store | None" = None) -> Bindings:
-    """claims.lock (ConfigError naming the file when it is not one). With a `store`, a
-    lock whose bytes were checked before is taken from its fact cache by their blob
-    (the TOML parse and the check cost 0.04 ms per claim here)."""
-    from verifier.tomlerrors import read_text
-
-    from verifier.claims.model import confined
-
-    path = lock_path(claims_root)
-    if not path.is_file() and not path.is_symlink():
-        return Bindings(path, False, {})
-    confined(claims_root, path, "claims.lock")
-    text = read_text(path)                   # ConfigError naming the file
-    if store is None:
-        return Bindings(path, True, _checked_table(text, path))
-    from verifier.codeversion import code_version
-    from verifier.facts.cache import fact_cache
-    from verifier.gitblob import blob_sha
-
-    table = fact_cache(store).get_or_build(
-        LOCK_SECTION, code_version(__name__), blob_sha(text.encode("utf-8")),
-        lambda: _checked_table(text, path), load=_str_map)
-    return Bindings(path, True, table)
-
-
-def _str_map(plain: dict) -> dict[str, str]:
-    if not isinstance(plain, dict) or not all(isinstance(k, str) and isinstance(v, str)
-                                              for k, v in plain.items()):
-        raise ValueError("not a table of sentence hashes")
-    return plain
-
-
-def _checked_table(text: str, path: Path) -> dict[str, str]:
-    """The `[sentence]` table of claims.lock's text (ConfigError naming the file)."""
-    from verifier.tomlerrors import parse_toml
-
-    data = parse_toml(text, path)
-    if data.get("schema") != SCHEMA:
-        raise ConfigError(f"unknown schema {data.get('schema')!r} (this verifier writes "
-                          f"schema = {SCHEMA}); re-create it with `verifier claims rebind --all`",
-                          file=str(path))
-    table = data.get("sentence", {})
-    if not isinstance(table, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) and re.fullmatch(r"[0-9a-f]{16}", v)
-            for k, v in table.items()):
-        raise ConfigError("[sentence] must map claim ids to 16-hex-digit sentence hashes "
-                          "(written by `verifier claims rebind`, never by hand)", file=str(path))
-    return dict(table)
-
-
-def dump_bindings(sentences: dict[str, str]) -> str:
-    import json
-
-    lines = ["# Written by `verifier claims rebind`: the hash of the lesson sentence each claim",
-             "# was reviewed against. Do not edit by hand; a reworded sentence makes its claim",
-             "# `stale` until it is re-checked and re-bound.",
-             f"schema = {SCHEMA}", "", "[sentence]"]
-    for gid in sorted(sentences):
-        lines.append(f"{json.dumps(gid)} = \"{sentences[gid]}\"")
-    return "\n".join(lines) + "\n"
-
-
-# ------------------------------------------------------------------ rebind
-
-@dataclass(frozen=True)
-class Rebound:
-    gid: str
-    old: str | None
-    new: str
-
-
-def rebind(project, ids: list[str] | None) -> list[Rebound]:
-    """Bind the claims `ids` (global ids `<course>/<lesson-stem>/<id>`; a lesson
-    prefix `<course>/<lesson-stem>` binds all its claims), or every claim when `ids`
-    is None, to their lesson sentences as they read now; write claims.lock. A claim
-    whose fragment is not in its lesson cannot be bound (it is stale: fix the
-    fragment first)."""
-    from verifier.claims.loader import claims_root, load_claims
-    from verifier.errors import UsageError
-    from verifier.safewrite import Area
-
-    loaded = load_claims(project)
-    by_gid = {lc.gid: lc for lc in loaded}
-    if ids is None:
-        chosen = loaded
-    else:
-        chosen, unknown = [], []
-        for i in ids:
-            i = i.rstrip("/")
-            hit = [by_gid[i]] if i in by_gid else [lc for lc in loaded
-                                                   if lc.gid.startswith(i + "/")]
-            if not hit:
-                unknown.append(i)
-            chosen.extend(hit)
-        if unknown:
-            import difflib
-
-            close = difflib.get_close_matches(unknown[0], sorted(by_gid), n=3, cutoff=0.6)
-            raise UsageError(f"no claim {unknown[0]!r}" + (
-                f"; did you mean {', '.join(close)}?" if close else
-                " (ids as `verifier check` prints them: <course>/<lesson-stem>/<id>)"))
-    current = load_bindings(claims_root(project))
-    table = dict(current.sentences)
-    out: list[Rebound] = []
-    problems: list[str] = []
-    texts: dict[tuple[str, str], str | None] = {}
-    for lc in {lc.gid: lc for lc in chosen}.values():
-        key = (lc.course, lc.lesson)
-        if key not in texts:
-            course = project.pins.course.get(lc.course)
-            f = project.course_root(course) / lc.lesson if course is not None else None
-            try:
-                texts[key] = f.read_text(encoding="utf-8") if f is not None and f.is_file() \
-                    else None
-            except (OSError, UnicodeDecodeError):
-                texts[key] = None
-        text = texts[key]
-        # the sentence `check` binds to: the fragment located as `check` locates it
-        # (markup kept: "`margin`" is not the earlier plain word "margin")
-        line = locate(lc.claim.fragment, text) if text is not None and lc.claim.fragment \
-            else None
-        sentence = sentence_of(text, lc.claim.fragment, line, store=project.store) \
-            if line is not None else None
-        if sentence is None:
-            problems.append(f"{lc.gid} ({lc.where}): fragment {lc.claim.fragment!r} is not in "
-                            f"{lc.course}/{lc.lesson}")
-            continue
-        h = sentence_hash(sentence)
-        out.append(Rebound(lc.gid, table.get(lc.gid), h))
-        table[lc.gid] = h
-    if problems:
-        raise UsageError("cannot bind a claim whose fragment left its lesson (fix the fragment, "
-                         "then re-bind): " + "; ".join(problems[:5])
-                         + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""))
-    if ids is None:      # --all: forget claims that no longer exist
-        table = {g: h for g, h in table.items() if g in by_gid}
-    Area.edit(current.path.parent, "the claim files").write(current.path, dump_bindings(table))
+def lesson_sentences(text: str, store: "Store | None" = None) -> list[tuple[str, int, bool]]:
+    """Every sentence of a lesson (as `sentence_of` gives them) with its line, and every
+    line in the plain form `sentence_of` gives a fragment outside one sentence (a table
+    row whose fragment spans cells): (text, line, is a whole line)."""
+    joined, spans, _ = _joined(text, store)
+    out = [(joined[a:b], line, False) for a, b, line in spans]
+    for i, raw in enumerate(text.split("\n"), 1):
+        plain = _squash(_INLINE.sub(lambda m: m.group(1) if m.group(1) is not None else "", raw))
+        if plain and "|" in plain:
+            out.append((plain, i, True))
     return out

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from verifier.cli.summaries import check_line
     from verifier.rendermemo import Renders
 
-    project, result = execute(args, opts)
+    project, result = execute(args, opts, stages=opts.runtime != "none")
     report = result.report
     with gcpause.paused():      # plain data of every claim, written and dropped
         if args.format == "json":
@@ -75,5 +75,5 @@ def run(args: argparse.Namespace) -> int:
             render.claims_list(result, every=args.every)
             if report.findings:          # the claim files' own warnings (notation-unused)
                 render.findings_list(result, project.root)
-    render.final(check_line(report), machine=args.format != TEXT)
+    render.final(check_line(report), machine=args.format != TEXT, args=args)
     return result.exit_code

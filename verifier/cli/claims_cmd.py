@@ -26,7 +26,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="claim ids as `verifier check` prints them (<course>/<lesson-stem>/<id>), "
                         "or <course>/<lesson-stem> for every claim of a lesson")
     r.add_argument("--all", action="store_true", help="every claim (and forget removed ones)")
+    r.add_argument("--force", action="store_true",
+                   help="bind claims rebind refuses (a contradiction, a span gone) anyway; needs "
+                        "--note")
+    r.add_argument("--note", metavar="TEXT", help="the reviewer's note for --force (kept in "
+                   "claims/claims.lock; a claim left without spans gets it as `paraphrase`)")
+    r.add_argument("--runtime", choices=("all", "none"), default="all",
+                   help="run the runtime checks of re-derived claims before binding them "
+                        "(default all; none refuses those claims)")
     add_global(r)
+    s = sub.add_parser("says", help="propose `says` (the words of each claim's sentence that "
+                       "carry what it checks) for claims that have neither `says` nor "
+                       "`paraphrase`; --write adds them to the claim files")
+    s.add_argument("ids", nargs="*", metavar="ID",
+                   help="claim ids or <course>/<lesson-stem> (default: every claim)")
+    s.add_argument("--write", action="store_true", help="add them to the claim files")
+    add_global(s)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,16 +51,47 @@ def run(args: argparse.Namespace) -> int:
     from verifier.exitcodes import ExitCode
 
     if args.claims_command == "rebind":
-        from verifier.claims.sentences import rebind
+        from verifier.claims.rebind import rebind
 
         if bool(args.ids) == bool(args.all):
             raise UsageError("claims rebind needs claim ids or --all (not both)")
+        if args.force and not (args.note or "").strip():
+            raise UsageError("--force needs --note \"why the claim may be bound anyway\" (kept "
+                             "in claims/claims.lock)")
         project = project_from(args)
-        done = rebind(project, None if args.all else args.ids)
-        changed = [r for r in done if r.old != r.new]
+        confirm = None
+        if args.runtime != "none":
+            from verifier.runtime import confirm as run_checks
+
+            def confirm(pairs):
+                return run_checks(project, pairs, mode="all")[0]
+
+        done = rebind(project, None if args.all else args.ids,
+                      force=args.note.strip() if args.force else None, confirm=confirm)
+        changed = [r for r in done.bound if r.old != r.new or r.changes]
         for r in changed:
-            o.say(f"{'bound' if r.old is None else 're-bound (sentence changed)'}: {r.gid}")
-        o.say(f"{len(done)} claim(s) bound, {len(changed)} changed; claims/claims.lock written")
+            what = {"derived": "re-derived from its edited sentence",
+                    "forced": "bound by --force"}.get(r.state, "re-bound (sentence changed)"
+                                                      if r.old is not None else "bound")
+            o.say(f"{what}: {r.gid}" + (f" ({'; '.join(r.changes)})" if r.changes else ""))
+        for gid, why in done.refused:
+            o.say(f"refused: {gid}: {why}")
+        for f in done.files:
+            o.say(f"claim file rewritten: {o.rel(f)}")
+        o.say(f"{len(done.bound)} claim(s) bound, {len(changed)} changed, {len(done.refused)} "
+              "refused; claims/claims.lock written")
+        return ExitCode.FINDINGS if done.refused else ExitCode.OK
+    if args.claims_command == "says":
+        from verifier.claims.saysdraft import migrate
+
+        project = project_from(args)
+        rows = migrate(project, args.ids or None, write=args.write)
+        for gid, says, paraphrase in rows:
+            o.say(f"{gid}: " + (f"says = {says!r}" if says else f"paraphrase: {paraphrase}"))
+        with_spans = sum(1 for _, s, _ in rows if s)
+        o.say(f"{len(rows)} claim(s) without `says`: {with_spans} with spans proposed, "
+              f"{len(rows) - with_spans} paraphrase" + ("; claim files written" if args.write
+                                                       else " (--write adds them)"))
         return ExitCode.OK
     from verifier.draft.write import accept
 

@@ -42,7 +42,8 @@ def add_global(p: argparse.ArgumentParser) -> None:
     g.add_argument("--offline", action="store_true", default=argparse.SUPPRESS,
                    help="never use the network; serve from cache, mirrors and local stores")
     g.add_argument("--cache", type=path_arg, default=argparse.SUPPRESS,
-                   help="cache directory (default: $VERIFIER_CACHE or $XDG_CACHE_HOME/verifier)")
+                   help="cache directory (default: $VERIFIER_CACHE, else "
+                        "$XDG_CACHE_HOME/verifier, else ~/.cache/verifier)")
     g.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                    help="no progress or notes on stderr")
     g.add_argument("--refresh", action="store_true", default=argparse.SUPPRESS,
@@ -105,15 +106,17 @@ def project_from(args: argparse.Namespace) -> "Project":
     return project
 
 
-def source_notices(args: argparse.Namespace, code: int) -> int:
-    """After a command: print the source layer's notices (warnings always, the rest unless
-    -q) on stderr, and turn the exit code into 1 under --strict when any is a warning."""
+_WARNED: list[bool] = []   # a `sources warning` was printed in this invocation
+
+
+def print_source_notices(args: argparse.Namespace) -> None:
+    """Print the source layer's notices (warnings always, the rest unless -q) on stderr
+    now; a command calls it before its last line, so that line stays the last one."""
     if not _PROJECTS:   # a command that opened no project (rules, docs, --help) says nothing
-        return code
+        return
     from verifier.cli import output as o
     from verifier.sources.models import NOTIFIED_CODES
 
-    warned = False
     while _PROJECTS:
         project = _PROJECTS.pop(0)
         layer = project._layer
@@ -122,13 +125,22 @@ def source_notices(args: argparse.Namespace, code: int) -> int:
         for n in layer.notices():
             if n.severity != "warning" and (quiet(args) or n.code in NOTIFIED_CODES):
                 continue
-            warned |= n.severity == "warning"
+            if n.severity == "warning":
+                _WARNED.append(True)
             paths = ""
             if n.paths:
                 shown = ", ".join(n.paths[:5])
                 paths = f" ({shown}{f', … {len(n.paths) - 5} more' if len(n.paths) > 5 else ''})"
             o.err_line((f"sources {n.severity}:", "yellow" if n.severity == "warning" else "cyan"),
                        f" [{n.code}] {n.message}{paths}")
+
+
+def source_notices(args: argparse.Namespace, code: int) -> int:
+    """After a command: print the source layer's notices not printed yet, and turn the
+    exit code into 1 under --strict when any was a warning."""
+    print_source_notices(args)
+    warned = bool(_WARNED)
+    _WARNED.clear()
     if warned and getattr(args, "strict", False) and code == 0:
         return 1
     return code

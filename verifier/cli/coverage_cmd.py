@@ -38,9 +38,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verifier.claims.coverage import coverage_report
+    from verifier.claims.coverage import coverage_report, says_share
+    from verifier.claims.loader import load_claims
     from verifier.cli import output as o
-    from verifier.cli.common import project_from
+    from verifier.cli.common import print_source_notices, project_from, quiet
     from verifier.errors import UsageError
     from verifier.exitcodes import ExitCode
     from verifier.pipeline import select_lessons
@@ -54,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     covered = sum(r.covered for r in report)
     summary = {"lessons": len(report), "candidates": total, "covered": covered,
                "percent": round(100.0 * covered / total, 1) if total else 100.0,
-               "drafted": sum(r.drafted for r in report), "excluded": len(excluded)}
+               "drafted": sum(r.drafted for r in report), "excluded": len(excluded),
+               "says": says_share(load_claims(project, lessons))}
     low = [r for r in report if args.min is not None and r.percent < args.min]
     code = ExitCode.FINDINGS if low else ExitCode.OK
     if args.format == "json":
@@ -69,6 +71,13 @@ def run(args: argparse.Namespace) -> int:
                      f"{r.covered:,}", f"{r.percent}", f"{r.drafted:,}" if r.drafts else "-"]
                     for r in report],
                    right=["claims", "candidates", "covered", "%", "drafted"]))
+    share = summary["says"]
+    o.show(o.table("what the reviewed claims read from their sentences (`says`) or say they "
+                   "cannot (`paraphrase`)", ["kind", "claims", "says", "paraphrase", "% paraphrase"],
+                   [[k, f"{v['claims']:,}", f"{v['says']:,}", f"{v['paraphrase']:,}",
+                     f"{100.0 * v['paraphrase'] / v['claims']:.1f}" if v["claims"] else "-"]
+                    for k, v in share.items()],
+                   right=["claims", "says", "paraphrase", "% paraphrase"]))
     for r in report:
         if not r.uncovered:
             continue
@@ -79,8 +88,18 @@ def run(args: argparse.Namespace) -> int:
             o.say(f"  {c.line}: [{', '.join(c.reasons)}] {c.text}")
         if len(shown) < len(r.uncovered):
             o.say(f"  ... {len(r.uncovered) - len(shown):,} more (--all)")
-    for name, why in excluded:
-        o.note(f"not a lesson: {name} ({why})")
+    if excluded and not quiet(args):   # one line, not one per page (--format json lists them)
+        from collections import Counter
+
+        by = Counter(why.split(" (", 1)[0] for _, why in excluded)     # by rule group
+        o.note(f"{o.plural(len(excluded), 'page')} excluded as not lessons ("
+               + ", ".join(f"{n:,} {why}" for why, n in sorted(by.items()))
+               + "; coverage.toml changes the rule, --format json lists them)")
+    if total > covered:
+        o.say("next: `verifier draft LESSON` proposes claims for a lesson's uncovered "
+              "sentences (docs/draft.md); some are advice or status, not claims about source: "
+              "leave those uncovered")
+    print_source_notices(args)        # before the last line
     o.say(f"total: {covered:,} of {total:,} checkable sentences covered by reviewed claims "
           f"({summary['percent']}%) in {o.plural(len(report), 'lesson')}; "
           f"{summary['drafted']:,} more drafted; {o.plural(len(excluded), 'page')} excluded"

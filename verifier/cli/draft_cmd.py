@@ -31,7 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from verifier.cli import output as o
-    from verifier.cli.common import project_from
+    from verifier.cli.common import print_source_notices, project_from
     from verifier.draft import draft_lessons, write
     from verifier.errors import UsageError
     from verifier.exitcodes import ExitCode
@@ -51,14 +51,18 @@ def run(args: argparse.Namespace) -> int:
               "uncovered": sum(d.uncovered for d in drafts),
               "drafted": sum(d.drafted for d in drafts),
               "drafted_static": sum(d.drafted_static for d in drafts),
+              "drafted_beyond": sum(d.drafted_beyond for d in drafts),
+              "ambiguous": sum(len(d.ambiguous) for d in drafts),
               "proposals": sum(len(d.proposals) for d in drafts),
               "runtime_skeletons": sum(1 for d in drafts for p in d.proposals if p.person)}
     if args.format == "json":
         doc = {"lessons": [{"course": d.course, "lesson": d.lesson, "upstream": d.upstream,
                             "candidates": d.candidates, "uncovered": d.uncovered,
                             "drafted": d.drafted, "drafted_static": d.drafted_static,
+                            "drafted_beyond": d.drafted_beyond,
                             "proposals": [p.public(d.upstream) for p in d.proposals],
-                            "skipped": [{"line": ln, "why": why} for ln, why in d.skipped]}
+                            "skipped": [{"line": ln, "why": why} for ln, why in d.skipped],
+                            "ambiguous": [{"line": ln, "why": why} for ln, why in d.ambiguous]}
                            for d in drafts],
                "excluded": [{"lesson": n, "why": why} for n, why in excluded],
                "summary": totals}
@@ -75,17 +79,32 @@ def run(args: argparse.Namespace) -> int:
             exp = json.dumps(p.expected, ensure_ascii=False)
             if p.person:
                 exp += " (skeleton: needs a person)"
-            rows.append([str(p.line), p.id, p.kind, loc, exp, p.fragment])
+            rows.append([str(p.line), p.id, p.kind, loc, exp, p.sentence or p.fragment])
         o.show(o.table(f"{d.course}/{d.lesson}: {d.uncovered:,} of {d.candidates:,} checkable "
                        f"sentences uncovered, drafts for {d.drafted:,} ({d.drafted_static:,} "
                        "checkable statically)",
-                       ["line", "id", "kind", "locator", "expected", "fragment"], rows))
+                       ["line", "id", "kind", "locator", "expected", "sentence"], rows))
+        if d.skipped:
+            o.say(f"{o.plural(len(d.skipped), 'uncovered sentence')} of {d.course}/{d.lesson} "
+                  "got no draft:")
+            for ln, why in d.skipped:
+                o.say(f"  {ln}: {why}")
+        for ln, why in d.ambiguous:
+            o.note(f"{d.course}/{d.lesson}:{ln}: ambiguous binding, nothing drafted: {why}")
         if args.write:
             path, n = write.append(project, d)
             if n:
                 o.note(f"wrote {o.plural(n, 'draft')} to {o.rel(path)}")
+    if totals["proposals"]:
+        o.say("next: " + ("review each draft in its claim file (complete the runtime "
+                          "skeletons: their code and expected value need a person), "
+                          if args.write else "`--write` appends these drafts to the claim "
+                          "files; there, review each one (complete the runtime skeletons), ")
+              + "then `verifier check --lesson LESSON` and `verifier claims accept ID`")
+    print_source_notices(args)        # before the last line
     o.say(f"drafts: {totals['proposals']:,} for {totals['drafted']:,} of {totals['uncovered']:,} "
           f"uncovered sentences ({totals['drafted_static']:,} statically checkable, "
+          f"{totals['drafted_beyond']:,} beyond existence, "
           f"{totals['runtime_skeletons']:,} runtime skeletons) in "
           f"{o.plural(totals['lessons'], 'lesson')}")
     return ExitCode.OK

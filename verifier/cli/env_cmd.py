@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.action == "create":
         code = ExitCode.OK
-        progress = o.RichProgress(quiet(args))
+        progress = o.RichProgress(quiet(args), stages=True)
         for spec in specs:
             t0 = time.perf_counter()
             progress.begin(f"environment {spec.upstream}: {' '.join(spec.requirements)}")

@@ -25,7 +25,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "folder, <course-repo>/docs/<lesson>.md); alone: only its lessons")
     add_format(p, formats(), aliases={"rich": TEXT},
                help_extra="; json is the findings interface, the others are record formats")
-    p.add_argument("--info", action="store_true", help="also show info findings (fingerprints)")
+    p.add_argument("--changed", action="store_true",
+                   help="PATHs are the files a commit changed (a pre-commit hook): lint the "
+                        "lessons among them, ignore the other files; none: exit 0")
+    p.add_argument("--info", action="store_true", help="also show info findings (fingerprints, "
+                   "and every unchecked item on its line)")
+    p.add_argument("--strict-unchecked", action="store_true",
+                   help="exit 1 when anything went unchecked for want of sources (a CI that "
+                        "wants every name and link decided)")
     p.add_argument("--self-test", action="store_true",
                    help="mutate every lesson with single faults and report catch rates per "
                         "fault type (verifier/lint/selftest.py); exit 1 below 95 %%")
@@ -55,6 +62,15 @@ def findings_json(result) -> dict:
         "lessons": len(result.lessons)}}
 
 
+def changed_lessons(project, paths: list[str], course: str | None) -> list[str]:
+    """The lessons among the files a commit changed (other files: a claim file, README,
+    a page outside every course, are not lessons: left out without a word)."""
+    from pathlib import Path
+
+    known = {d.file.resolve() for d in project.lessons(course=course)}
+    return [p for p in paths if Path(p).resolve() in known]
+
+
 def self_test(args: argparse.Namespace) -> int:
     from verifier.cli.common import project_from
     from verifier.cli.render import print_json
@@ -76,6 +92,14 @@ def run(args: argparse.Namespace) -> int:
         return self_test(args)
     from verifier import pipeline
 
+    project = None
+    if args.changed:
+        from verifier.cli.common import project_from
+
+        project = project_from(args)
+        args.paths = changed_lessons(project, args.paths, args.course)
+        if not args.paths:
+            return 0
     opts = pipeline.options(lessons=args.paths, course=args.course, check=False,
                             excerpts=False)
     from verifier.cli import render
@@ -83,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from verifier.cli.summaries import lint_line
     from verifier.rendermemo import Renders
 
-    project, result = execute(args, opts)
+    project, result = execute(args, opts, project=project)
     with gcpause.paused():      # plain data of every finding, written and dropped
         if args.format == "json":
             render.print_json(findings_json(result))
@@ -92,6 +116,15 @@ def run(args: argparse.Namespace) -> int:
                                 Renders(result.report, project.store))
         else:
             render.findings_list(result, project.root, info=args.info)
-    render.final(lint_line(result.report, info_hidden=args.format == TEXT and not args.info),
-                 machine=args.format != TEXT)
-    return result.exit_code
+    line, code = lint_line(result.report, info_hidden=args.format == TEXT and not args.info), \
+        result.exit_code
+    if args.strict_unchecked:
+        from verifier.cli.summaries import unchecked
+
+        n = unchecked(result.report)
+        if n and code == 0:
+            code = 1
+            line = line.rsplit("; exit", 1)[0] + f"; exit 1 (--strict-unchecked: {n:,} items " \
+                "unchecked)"
+    render.final(line, machine=args.format != TEXT, args=args)
+    return code

@@ -25,23 +25,23 @@ from verifier.registry import Registry
 
 # Explicit registry: name -> module. Each module has HELP, add_arguments(p) and run(args).
 COMMANDS: Registry[str] = Registry("command")
-for _name, _module in [
+for _name, _module in [      # in the order of an author's and a CI's day (verifier --help)
     ("verify", "verify_cmd"),
-    ("sync", "sync_cmd"),
-    ("sources", "sources_cmd"),
-    ("lock", "lock_cmd"),
-    ("cache", "cache_cmd"),
     ("lint", "lint_cmd"),
-    ("rules", "rules_cmd"),
-    ("upgrade", "upgrade_cmd"),
-    ("record", "record_cmd"),
-    ("schema", "schema_cmd"),
-    ("docs", "docs_cmd"),
-    ("env", "env_cmd"),
     ("check", "check_cmd"),
     ("coverage", "coverage_cmd"),
     ("draft", "draft_cmd"),
     ("claims", "claims_cmd"),
+    ("record", "record_cmd"),
+    ("sync", "sync_cmd"),
+    ("sources", "sources_cmd"),
+    ("lock", "lock_cmd"),
+    ("env", "env_cmd"),
+    ("upgrade", "upgrade_cmd"),
+    ("cache", "cache_cmd"),
+    ("rules", "rules_cmd"),
+    ("schema", "schema_cmd"),
+    ("docs", "docs_cmd"),
     ("bench", "bench_cmd"),
 ]:
     COMMANDS.register(_name, f"verifier.cli.{_module}")
@@ -74,13 +74,57 @@ def _invoked(argv: list[str]) -> str | None:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # "did you mean" for a misspelt command
+    """No prefix matching of options (`--runtim none` is an error, not `--runtime`), and
+    "did you mean" for a misspelt command."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str):
         if "invalid choice" in message and "argument COMMAND" in message:
             from verifier.registry import choice_message
 
             bad = message.split("'", 2)[1] if "'" in message else message
             message = choice_message("command", bad, COMMANDS)
         super().error(message)
+
+
+class _Help(argparse.HelpFormatter):
+    """Help text wrapped to the terminal (at most 100 columns), defaults shown where an
+    option's help does not say them."""
+
+    def __init__(self, prog: str) -> None:
+        import shutil
+
+        super().__init__(prog, width=min(shutil.get_terminal_size((100, 24)).columns, 100),
+                         max_help_position=30)
+
+
+def _unknown_options(sub: argparse.ArgumentParser, name: str, extras: list[str]) -> str:
+    """`unrecognized arguments` of a command, with "did you mean" from its own options
+    and the command's hint for an option it does not take (e.g. verify --format)."""
+    from verifier.registry import suggest
+
+    options = [o for a in sub._actions for o in a.option_strings if o.startswith("--")]
+    hints = getattr(command_module(name), "NOT_AN_OPTION", {})
+    said = []
+    after_option = False
+    for tok in extras:
+        flag = tok.split("=", 1)[0]
+        if not flag.startswith("-"):
+            if not after_option:     # else most likely the unknown option's value
+                said.append(f"unexpected argument {tok!r}")
+            after_option = False
+            continue
+        after_option = "=" not in tok
+        if flag in hints:
+            said.append(f"unknown option {flag}: {hints[flag]}")
+            continue
+        near = suggest(flag, options)
+        said.append(f"unknown option {flag}" + (f" (did you mean {near}?)" if near else ""))
+    return "; ".join(said) + f" (`verifier {name} --help` lists its options)"
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -95,11 +139,14 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     # the invoked command alone (no other command module is imported); all for --help
     for name in [wanted] if wanted else COMMANDS:
         mod = command_module(name)
-        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP, epilog=EPILOG)
+        p = sub.add_parser(name, help=mod.HELP, description=getattr(mod, "DESCRIPTION",
+                                                                         mod.HELP),
+                           epilog=EPILOG)
         if argv is None or name == wanted:
-            add_global(p)
             mod.add_arguments(p)
+            add_global(p)
             p.set_defaults(_run=mod.run)
+    parser.subparsers = sub.choices     # type: ignore[attr-defined]
     return parser
 
 
@@ -151,6 +198,17 @@ def _tolerant_streams() -> None:
                 stream.reconfigure(errors="backslashreplace")
 
 
+def _run(args: argparse.Namespace) -> int:
+    """The command, with any progress bar off the screen when it ends (also by an
+    exception: the error funnel's line must not be drawn under a bar)."""
+    try:
+        return int(args._run(args))
+    finally:
+        out = sys.modules.get("verifier.cli.output")   # loaded only if something printed
+        if out is not None:
+            out.end_progress()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # pydantic plugins installed beside the verifier (observability hooks) would be
@@ -161,14 +219,20 @@ def main(argv: list[str] | None = None) -> int:
     _tolerant_streams()
     parser = build_parser(argv)
     try:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if extras:   # said by the command's own parser: its usage and its options
+            name = getattr(args, "command", None)
+            sub = parser.subparsers.get(name) if name else None   # type: ignore[attr-defined]
+            if sub is None:
+                parser.error(f"unrecognized arguments: {' '.join(extras)}")
+            sub.error(_unknown_options(sub, name, extras))
     except SystemExit as exc:  # argparse: usage errors exit 2, --help exits 0
         return int(exc.code or 0)
     if not getattr(args, "command", None):
         parser.print_help()
         return ExitCode.USAGE
     try:
-        return source_notices(args, int(args._run(args)))
+        return source_notices(args, _run(args))
     except VerifierError as exc:
         _print_error("error:", exc.render())
         return exc.exit_code

@@ -18,6 +18,11 @@ from verifier.cli.common import text_path_arg
 
 HELP = "run lint and the claim check, and write a verification record (json, markdown, " \
        "html, sarif, junit, github)"
+DESCRIPTION = (HELP + ". `verify` is the main job (it also acquires every needed source "
+               "first, confirms claims at runtime by default and writes every format into "
+               "--out); `record` writes the formats you name, for the lessons you select, "
+               "with --runtime none unless asked: a record of part of a course, or one "
+               "format on stdout.")
 
 
 def _formats(value: str) -> list[str]:
@@ -83,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             areas.append(out_area(args.out, project.protected(), directory=to_dir,
                                   files=record_names(fmts), dirs=tuple(sorted(project.pins.course))))
 
-    project, result = execute(args, opts, before=check_out)
+    project, result = execute(args, opts, stages=True, before=check_out)
     report = result.report
     renders = Renders(report, project.store)
     written: list[Path] = []
@@ -105,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         for path in written:
             o.info(f"wrote {o.rel(path)}")
     # the last line goes to stderr when stdout carries a format (a record, annotations)
-    render.final(verify_line(report, o.rel(args.out) + "/" if to_dir else None),
-                 machine=not args.out or "github" in fmts, quiet=quiet(args))
+    html = next((p for p in written if p.suffix == ".html"), None)
+    render.final(verify_line(report, o.rel(args.out) + "/" if to_dir else None,
+                             html=o.rel(html) if html else None),
+                 machine=not args.out or "github" in fmts, quiet=quiet(args), args=args)
     return result.exit_code

@@ -70,8 +70,14 @@ def print_record(report: "RunReport", fmt: str, renders: "Renders | None" = None
     sys.stdout.flush()
 
 
-def final(line: str, *, machine: bool = False, quiet: bool = False) -> None:
-    """The last line: on stdout after a text result, on stderr after machine output."""
+def final(line: str, *, machine: bool = False, quiet: bool = False, args=None) -> None:
+    """The last line: on stdout after a text result, on stderr after machine output.
+    `args`: the source layer's notices are printed first (on stderr), so this line is
+    the last of the command."""
+    if args is not None:
+        from verifier.cli.common import print_source_notices
+
+        print_source_notices(args)
     if not machine:
         o.say(line)
     elif not quiet:
@@ -104,8 +110,12 @@ def claims_json(result: "Run") -> dict:
             d["runtime"].update(duration_s=t.duration_s, stdout=t.stdout, stderr=t.stderr)
         out.append(d)
     doc = {"claims": out, "summary": summary(result.report.claims)}
-    notes = [f.model_dump(mode="json") for f in result.report.findings if f.rule == "notation-unused"]
-    if notes:                        # the claim files' own warnings (an extension of the interface)
+    # the claim stage's own findings: notation entries no claim needs, suspects in
+    # uncovered sentences (verifier/suspect) and their unused suppressions
+    notes = [f.model_dump(mode="json") for f in result.report.findings
+             if f.rule in ("notation-unused", "suspect") or f.rule == "suppression-unused"
+             and "suspect" in (f.message or "")]
+    if notes:                        # (an extension of the interface)
         doc["findings"] = notes
     if result.report.runtime.sampling is not None:
         doc["runtime"] = result.report.runtime.sampling
@@ -113,6 +123,58 @@ def claims_json(result: "Run") -> dict:
 
 
 COLLAPSE = 5   # more unavailable claims than this with one reason: one line for all
+
+
+def claim_parts(c, paths: dict[tuple[str, str], str]) -> list:
+    """One claim as `check` prints it: `lesson:line: verdict kind id: detail`."""
+    detail = c.message or ""
+    if c.verdict is Verdict.DIVERGED:
+        detail = f"expected {c.expected!r}, actual {c.actual!r}" + (f"; {detail}"
+                                                                     if detail else "")
+    if c.runtime is not None:
+        detail += f" (runtime: {c.runtime.status})"
+    draft = [(" (draft, unreviewed)", "yellow")] if c.draft else []
+    return [(where(paths, c.course, c.lesson, c.line), ""), ": ",
+            (c.verdict.value, VERDICT_STYLE[c.verdict.value]), *draft,
+            f" {c.kind} {c.id}" + (f": {detail}" if detail else "")]
+
+
+def finding_parts(f, paths: dict[tuple[str, str], str], root) -> list:
+    """One finding as `lint` prints it: `path:line: severity CODE rule: message` (a
+    finding on a project file such as lint.toml relative to `root`, the pins directory)."""
+    if f.course is None:
+        shown = f"{o.rel(root / f.path)}:{f.line}"
+    else:
+        shown = where(paths, f.course, f.path, f.line)
+    return [(shown, ""), ": ", (f.severity.value, SEVERITY_STYLE[f.severity.value]),
+            f" {f.code} {f.rule}: {f.message}"]
+
+
+# what `verify` lists under its tables, most severe first: a lesson that says something
+# false, a claim that cannot be judged, a sentence edited since review, a lint error
+FIX_ORDER = {Verdict.DIVERGED: 0, Verdict.ERROR: 1, Verdict.STALE: 2}
+LINT_RANK = 3
+
+
+def to_fix(result: "Run", root) -> None:
+    """One line per failure of the run, the same text `check` and `lint` print, most
+    severe first (then by lesson and line); nothing when there is none."""
+    report = result.report
+    paths = lesson_paths(result)
+    rows = []
+    for c in report.claims:
+        if c.verdict in FIX_ORDER:
+            rows.append(((FIX_ORDER[c.verdict], c.course or "", c.lesson, c.line or 0, c.id),
+                         claim_parts(c, paths)))
+    for f in report.findings:
+        if f.severity is Severity.ERROR:
+            rows.append(((LINT_RANK, f.course or "", f.path, f.line or 0, f.code),
+                         finding_parts(f, paths, root)))
+    if not rows:
+        return
+    o.say((f"to fix ({len(rows):,}):", "bold"))
+    for _, parts in sorted(rows, key=lambda r: r[0]):
+        o.say(*parts)
 
 
 def claims_list(result: "Run", *, every: bool = False) -> None:
@@ -134,16 +196,7 @@ def claims_list(result: "Run", *, every: bool = False) -> None:
         if c.verdict is Verdict.UNAVAILABLE and (c.message or "") in collapsed and not c.draft \
                 and not every:
             continue
-        detail = c.message or ""
-        if c.verdict is Verdict.DIVERGED:
-            detail = f"expected {c.expected!r}, actual {c.actual!r}" + (f"; {detail}"
-                                                                         if detail else "")
-        if c.runtime is not None:
-            detail += f" (runtime: {c.runtime.status})"
-        draft = [(" (draft, unreviewed)", "yellow")] if c.draft else []
-        o.say((where(paths, c.course, c.lesson, c.line), ""), ": ",
-              (c.verdict.value, VERDICT_STYLE[c.verdict.value]), *draft,
-              f" {c.kind} {c.id}" + (f": {detail}" if detail else ""))
+        o.say(*claim_parts(c, paths))
     for reason in sorted(collapsed, key=lambda r: (-len(by_reason[r]), r)):
         cs = by_reason[reason]
         o.say((f"{len(cs):,} claims", ""), " ", ("unavailable", VERDICT_STYLE["unavailable"]),
@@ -160,31 +213,40 @@ def findings_list(result: "Run", root, *, info: bool = False) -> None:
     for f in result.report.findings:
         if f.severity is Severity.INFO and not info:
             continue
-        if f.course is None:
-            shown = f"{o.rel(root / f.path)}:{f.line}"
-        else:
-            shown = where(paths, f.course, f.path, f.line)
-        o.say((shown, ""), ": ", (f.severity.value, SEVERITY_STYLE[f.severity.value]),
-              f" {f.code} {f.rule}: {f.message}")
+        o.say(*finding_parts(f, paths, root))
+
+
+FOLD_SHOWN = 4   # names listed on the line of folded pages
 
 
 def verdict_table(report: "RunReport") -> None:
+    """Claims per lesson. Pages with nothing to check (no claims, no lint error: index
+    and validation pages) are one line under the table instead of rows of zeros."""
     verdicts = [v.value for v in Verdict]
-    rows = []
+    rows, empty = [], []
     for les in report.lessons:
         mine = report.lesson_claims(les)
+        errs = les.findings.get("error", 0)
+        if not mine and not errs:
+            empty.append(f"{les.course}/{les.path}")
+            continue
         c = Counter(x.verdict.value for x in mine)
         weak = sum(1 for x in mine if x.verdict is Verdict.VERIFIED and x.evidence is not None
                    and x.evidence.status == "release")
         rt = Counter(x.runtime.status for x in mine if x.runtime)
-        errs = les.findings.get("error", 0)
         cells = [f"{c.get(v, 0):,}" for v in verdicts]
         if weak:
             cells[0] += f" ({weak:,} release)"
         rows.append([f"{les.course}/{les.path}", *cells,
                      ", ".join(f"{n:,} {k}" for k, n in sorted(rt.items())) or "-", f"{errs:,}"])
-    o.show(o.table("claims by lesson", ["lesson", *verdicts, "runtime", "lint errors"], rows,
-                   right=[*verdicts, "lint errors"]))
+    if rows:
+        o.show(o.table("claims by lesson", ["lesson", *verdicts, "runtime", "lint errors"],
+                       rows, right=[*verdicts, "lint errors"]))
+    if empty:
+        more = len(empty) - FOLD_SHOWN
+        o.say(f"{o.plural(len(empty), 'page')} with no claims and no lint error (not in the "
+              f"table): {', '.join(empty[:FOLD_SHOWN])}" + (f", … {more:,} more" if more > 0
+                                                           else ""))
 
 
 def sources_table(files) -> None:

@@ -14,17 +14,20 @@ if TYPE_CHECKING:
     from verifier.project import Project
 
 
-def execute(args: argparse.Namespace, opts: "RunOptions",
+def execute(args: argparse.Namespace, opts: "RunOptions", stages: bool = False,
+            project: "Project | None" = None,
             before: "Callable[[Project], object] | None" = None) -> "tuple[Project, Run]":
-    """`before(project)`: checks made once the project is loaded and before any work (the
-    output directory a command will write into)."""
+    """`stages`: off a terminal, one stderr line per step (commands that run long);
+    `project`: already opened by the command; `before(project)`: checks made once the
+    project is loaded and before any work (the output directory a command will write
+    into)."""
     from verifier import pipeline
     from verifier.cli.output import RichProgress
 
-    project = project_from(args)
+    project = project or project_from(args)
     if before is not None:
         before(project)
-    result = pipeline.run(project, opts, RichProgress(quiet(args)))
+    result = pipeline.run(project, opts, RichProgress(quiet(args), stages=stages))
     report_crashes(args, result)
     return project, result
 

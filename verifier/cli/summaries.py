@@ -67,9 +67,15 @@ def lessons_phrase(report: "RunReport") -> str:
     return plural(report.summary.lessons, "lesson")
 
 
+def suspect_counts(report: "RunReport") -> str:
+    """", N suspect sentences" when the suspect stage found any (verifier/suspect)."""
+    n = sum(1 for f in report.findings if f.rule == "suspect")
+    return f", {plural(n, 'suspect sentence')}" if n else ""
+
+
 def check_line(report: "RunReport") -> str:
     return (f"checked {plural(report.summary.claims, 'claim')} about {lessons_phrase(report)}: "
-            f"{claim_counts(report)}; {exit_reason(report)}")
+            f"{claim_counts(report)}{suspect_counts(report)}; {exit_reason(report)}")
 
 
 def lint_line(report: "RunReport", info_hidden: bool = False) -> str:
@@ -77,12 +83,14 @@ def lint_line(report: "RunReport", info_hidden: bool = False) -> str:
             f"{exit_reason(report)}")
 
 
-def verify_line(report: "RunReport", out: str | None = None) -> str:
+def verify_line(report: "RunReport", out: str | None = None, html: str | None = None) -> str:
+    """`out`: where the records are; `html`: the report to open first."""
     rt = report.runtime
-    parts = [f"{plural(report.summary.claims, 'claim')} ({claim_counts(report)})",
+    parts = [f"{plural(report.summary.claims, 'claim')} ({claim_counts(report)})"
+             + suspect_counts(report),
              f"lint {lint_counts(report, info=False)}",
              f"{plural(len(report.sources), 'source file')} ({source_counts(report)})",
              f"runtime {plural(rt.ran, 'check')} ran"]
-    where = f"; records in {out}" if out else ""
+    where = (f"; records in {out}" if out else "") + (f"; open {html}" if html else "")
     return f"judged {lessons_phrase(report)}: " + ", ".join(parts) + f"{where}; " \
         f"{exit_reason(report)}"

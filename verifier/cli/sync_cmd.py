@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     project = project_from(args)
     check_upstream(project, args.upstream)
     items = needed_files(project, args.upstream, claimed=claimed_files(project))
-    files = acquire(project, items, o.RichProgress(quiet(args)))
+    files = acquire(project, items, o.RichProgress(quiet(args), stages=True))
     render.sources_table(files)
     for f in files:
         if f.status is Status.MISMATCH:

@@ -22,6 +22,16 @@ HELP = ("the main job: acquire sources, lint lessons, check claims, confirm them
         "write records (json, markdown, html, sarif, junit) into --out")
 
 
+# options of other commands that people try here
+NOT_AN_OPTION = {"--format": "verify writes every record format into --out; `verifier check "
+                 "--format FMT` or `verifier record --format FMT` writes one"}
+
+
+DESCRIPTION = (HELP + ". An author's day-to-day is lighter: after editing a lesson, "
+               "`verifier lint LESSON` and `verifier check --lesson LESSON` (each well under "
+               "a second warm); `verify` is what CI runs on a pull request.")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=path_arg, default=Path("out"),
                    help="directory for the records (default: ./out)")
@@ -52,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         areas.append(out_area(args.out, project.protected(), files=record_names(VERIFY_FORMATS),
                               dirs=tuple(sorted(project.pins.course))))
 
-    project, result = execute(args, opts, before=check_out)
+    project, result = execute(args, opts, stages=True, before=check_out)
     report = result.report
     render.sources_table(result.files)
     renders = Renders(report, project.store)
@@ -64,11 +74,17 @@ def run(args: argparse.Namespace) -> int:
         render.print_record(report, "github", renders)
         reporter("github").publish(report)
     render.verdict_table(report)
+    render.to_fix(result, project.root)
     for nr in report.not_run:
         o.say(("not run:", "yellow"), f" {nr.stage}: {nr.what} — {nr.why}")
-    for n in report.notes:
-        o.say(("note:", "yellow"), f" {n.upstream + ': ' if n.upstream else ''}{n.text}")
     if not quiet(args):
+        # the record's notes, on stderr; an identity warning is printed once, by the
+        # source layer's `sources warning:` line just before the last line
+        for n in report.notes:
+            if n.code is None:
+                o.note(f"{n.upstream + ': ' if n.upstream else ''}{n.text}")
         o.info(f"wrote {o.plural(len(written), 'file')} into {o.rel(args.out)}/")
-    render.final(verify_line(report, o.rel(args.out) + "/"))
+    html = next((p for p in written if p.suffix == ".html"), None)
+    render.final(verify_line(report, o.rel(args.out) + "/", html=o.rel(html) if html else None),
+                 args=args)
     return result.exit_code

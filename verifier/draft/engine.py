@@ -5,14 +5,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from verifier.claims.check import locate
+from verifier.claims.sentences import locate
 from verifier.claims.coverage import fragment_offset, parsed, split_lessons, unit_of, units
 from verifier.claims.loader import LoadedClaim, load_claims
 from verifier.draft import fragment as fragments
-from verifier.draft.context import Resolver, Sentence, cited, distinctive
+from verifier.draft.context import Resolver, Scope, Sentence, cited, distinctive
+from verifier.draft.grounding import code_aliases
 from verifier.draft.index import index_for
 from verifier.draft.model import LessonDraft, Proposal, slug
 from verifier.draft.proposers import PROPOSERS, Env
+from verifier.draft.settle import settle
 from verifier.draft.spans import refs
 
 if TYPE_CHECKING:
@@ -54,15 +56,22 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
         return result
     indexes = {u: index_for(project, u) for u in ups}
     model = parsed(text)
-    resolver = Resolver(indexes, text, [c.text for c in model.code_spans])
+    resolver = Resolver(indexes, text, [c.text for c in model.code_spans],
+                        code_aliases([(b.lang, b.text) for b in model.code_blocks]))
     for link in model.links:
         if not link.label_code and link.text.strip():
             resolver.labels.setdefault(link.href, []).append(link.text.strip())
+    # the types the lesson's permalinks cite (`mjdata.h` declares `mjData_`): context too
+    resolver.cited_types = _cited_types(project, indexes, [ln.href for ln in model.links])
+    resolver.cited_paths = tuple(dict.fromkeys(
+        c.path for c in cited(project, indexes, tuple(dict.fromkeys(ln.href for ln in model.links)))
+        if c.available))
     env = Env(project=project, indexes=indexes, resolver=resolver, default_upstream=ups[0])
     ids = {lc.claim.id for lc in claims}
     seen_keys: set[tuple] = set()
     for ui, u in todo:
-        s = _sentence(project, lesson, text, u, resolver, indexes)
+        s = _sentence(project, lesson, text, u, resolver, indexes, model.headings,
+                      _prior(us, u, model.headings))
         props: list[Proposal] = []
         for proposer in PROPOSERS:
             if getattr(proposer, "last", False) and props:
@@ -81,6 +90,7 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
             p.line = locate(frag, text) or u.line
             p.sentence = " ".join(u.text.split())[:200]
             p.unit = ui
+            settle(p, text, code_near(model, p.line))
             if p.key() in seen_keys:
                 continue
             seen_keys.add(p.key())
@@ -89,10 +99,55 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
             kept += 1
         if not kept:
             result.skipped.append((u.line, _why_not(s)))
+        for note in dict.fromkeys(s.ambiguous):
+            result.ambiguous.append((u.line, note))
     return result
 
 
-def _sentence(project, lesson, text, u, resolver, indexes) -> Sentence:
+def _cited_types(project, indexes, hrefs) -> tuple[str, ...]:
+    out: list[str] = []
+    for c in cited(project, indexes, tuple(dict.fromkeys(hrefs))):
+        if not c.available:
+            continue
+        for d in indexes[c.upstream].by_path.get(c.path, []):
+            if d.kind in ("struct", "class") and d.owner_kind in (None, "namespace", "module"):
+                out.append(d.name)
+    return tuple(dict.fromkeys(out))
+
+
+def scope_of(resolver: Resolver, u, spans: list[str], headings, prior: list[str] = ()
+              ) -> Scope:
+    """The containers the sentence's context names, nearest first: the sentence (a
+    table row's cells), its table (header row, the sentence introducing the table),
+    its section (the headings above it, innermost first), then the code spans of the
+    section's text before it (`prior`, in lesson order; nearest first)."""
+    levels = [("sentence", resolver.containers(spans) + resolver.words(_plain(u)))]
+    if u.row:
+        levels.append(("table", resolver.containers(u.context)
+                       + resolver.words(" ".join(u.header))))
+    above = [h for h in headings if h.line <= u.line]
+    chain, level = [], 99
+    for h in reversed(above):
+        if h.level < level:
+            chain.append(h)
+            level = h.level
+    if chain:
+        levels.append(("section", tuple(dict.fromkeys(
+            c for h in chain for c in resolver.words(h.text)))))
+    if prior:
+        levels.append(("paragraphs", tuple(dict.fromkeys(reversed(
+            resolver.containers(list(prior)))))))
+    return Scope([(n, c) for n, c in levels if c])
+
+
+def _plain(u) -> str:
+    plain = u.text
+    for c in u.code:
+        plain = plain.replace(c, " ")
+    return plain
+
+
+def _sentence(project, lesson, text, u, resolver, indexes, headings=(), prior=()) -> Sentence:
     s = Sentence(unit=u, lesson=lesson, raw=text[u.start:u.end])
     s.cited = cited(project, indexes, u.links)
     cited_paths = {(c.upstream, c.path) for c in s.cited}
@@ -100,13 +155,14 @@ def _sentence(project, lesson, text, u, resolver, indexes) -> Sentence:
     # link labels that are identifiers name the cited code too (`[mj_xfrcAccumulate](...)`)
     labels = [lab for href in u.links for lab in resolver.labels.get(href, ())
               if _IDENT.fullmatch(lab) and distinctive(lab.split(".")[-1])]
+    s.scope = scope_of(resolver, u, [*u.code, *labels], headings, prior)
     for span in [*u.code, *labels]:
         for r in refs(span):
             key = (r.parts, r.call, r.value)
             if key in seen:
                 continue
             seen.add(key)
-            h = resolver.resolve(r)
+            h = resolver.resolve(r, s.scope)
             if h is None:
                 s.unresolved.append(r)
                 continue
@@ -151,3 +207,17 @@ def _why_not(s: Sentence) -> str:
     if s.unit.code and not s.hits:
         return "names nothing the available pinned source defines"
     return "states nothing a proposal module can check"
+
+
+def code_near(model, line: int) -> set[str]:
+    """The lesson's code spans on and around `line` (a sentence may wrap)."""
+    return {c.text for c in model.code_spans if line - 1 <= c.line <= line + 8}
+
+
+def _prior(units, u, headings) -> list[str]:
+    """Code spans of the sentences of `u`'s section (from its innermost heading; none
+    before the first heading) that come before `u`."""
+    top = max((h.line for h in headings if h.line <= u.line), default=None)
+    if top is None:
+        return []
+    return [c for v in units if top <= v.line < u.line for c in v.code]

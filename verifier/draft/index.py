@@ -28,9 +28,10 @@ if TYPE_CHECKING:
     from verifier.project import Project
 
 SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".c", ".cc", ".cpp", ".cxx", ".py", ".pyi")
-INDEX_FORMAT = 7
+INDEX_FORMAT = 8
 CONTAINERS = {"struct", "union", "class", "enum", "namespace"}
 CALLABLES = {"function", "method", "constructor"}
+_SHAPE = re.compile(r"\(\s*[A-Za-z0-9_]+\s*[x×*]\s*[A-Za-z0-9_]+\s*\)")
 
 
 class Def(NamedTuple):
@@ -49,6 +50,11 @@ class Def(NamedTuple):
     origin: str | None               # 'pybind11' for names bound by bindings
     valued: bool = False             # a field/variable with an initializer at the pin
     defaulted: tuple[str, ...] = ()  # parameters that have a default at the pin
+    value: str | None = None         # an enumerator's/macro's value, a class's bases (short)
+    ftype: str | None = None         # the declared type of a field/variable
+    ptypes: tuple[str | None, ...] = ()   # declared types of the parameters (None: none)
+    pkinds: tuple[str | None, ...] = ()   # how each parameter binds (facts.model Param.kind)
+    sized: bool = False              # its doc comment states an array shape, `(nq x 1)`
 
     @property
     def container(self) -> str | None:
@@ -90,7 +96,8 @@ class UpstreamIndex:
     def to_plain(self) -> dict:
         return {"upstream": self.upstream, "unavailable": self.unavailable,
                 "defs": [[*d[:8], list(d.params) if d.params is not None else None, d.owner_kind,
-                          d.origin, d.valued, list(d.defaulted)] for d in self.defs],
+                          d.origin, d.valued, list(d.defaulted), d.value, d.ftype,
+                          list(d.ptypes), list(d.pkinds), d.sized] for d in self.defs],
                 "modules": self.modules,
                 "namespaces": [[p, list(q)] for (p, q), k in self.scopes.items()
                                if k == "namespace"],
@@ -100,7 +107,8 @@ class UpstreamIndex:
     def from_plain(cls, d: dict) -> "UpstreamIndex":
         defs = [Def(r[0], tuple(r[1]), r[2], r[3], r[4], r[5], r[6], r[7],
                     tuple(r[8]) if r[8] is not None else None, r[9], r[10], bool(r[11]),
-                    tuple(r[12])) for r in d["defs"]]
+                    tuple(r[12]), r[13], r[14], tuple(r[15]), tuple(r[16]), bool(r[17]))
+                for r in d["defs"]]
         return cls(str(d["upstream"]), defs, dict(d["modules"]),
                    {(p, tuple(q)): "namespace" for p, q in d["namespaces"]},
                    int(d["unavailable"]), {p: tuple(v) for p, v in d["exports"].items()},
@@ -141,8 +149,19 @@ class UpstreamIndex:
             out[d.path].append(d)
         return dict(out)
 
+    @cached_property
+    def by_kind(self) -> dict[str, list[Def]]:
+        out: dict[str, list[Def]] = defaultdict(list)
+        for d in self.defs:
+            out[d.kind].append(d)
+        return dict(out)
+
     def lookup(self, name: str) -> list[Def]:
         return self.by_name.get(name, [])
+
+    def lookup_kind(self, kind: str) -> list[Def]:
+        """Every definition of one kind (`enumerator`, `port`), best first per name."""
+        return self.by_kind.get(kind, [])
 
     def members(self, container: str) -> list[Def]:
         hits = list(self.by_container.get(container, []))
@@ -150,6 +169,50 @@ class UpstreamIndex:
         if tag:
             hits += self.by_container.get(tag, [])
         return hits
+
+    @cached_property
+    def module_of(self) -> dict[str, str]:
+        """path -> the Python module it is (the inverse of `modules`: its full dotted
+        name, not the shorter trailing aliases `mjx` for `mujoco.mjx`)."""
+        out: dict[str, str] = {}
+        for mod, path in sorted(self.modules.items(), key=lambda kv: (-len(kv[0]), kv[0])):
+            out.setdefault(path, mod)
+        return out
+
+    def exported(self, name: str) -> Def | None:
+        """The definition a Python package's public name stands for: `newton.State` is
+        the class `from ._src.sim import State` in `newton/__init__.py` leads to (import
+        chains followed through each module), when the shallowest package that imports
+        the name leads to one definition."""
+        inits = sorted({d.path for d in self.lookup(name) if d.kind == "import"
+                        and len(d.qual) == 1 and d.path.endswith("__init__.py")},
+                       key=lambda p: (p.count("/"), p))
+        if not inits:
+            return None
+        return self._follow(inits[0], name, 0)
+
+    def _follow(self, path: str, name: str, depth: int) -> Def | None:
+        here = [d for d in self.by_path.get(path, []) if d.name == name and len(d.qual) == 1]
+        own = [d for d in here if d.kind != "import"]
+        if own:
+            return own[0]
+        imp = [d for d in here if d.kind == "import" and d.value]
+        if not imp or depth > 6:
+            return None
+        mod, _, attr = imp[0].value.rpartition(".")
+        here_mod = self.module_of.get(path)
+        if here_mod is None:
+            return None
+        if mod.startswith("."):
+            level = len(mod) - len(mod.lstrip("."))
+            pkg = here_mod if path.endswith("__init__.py") else here_mod.rpartition(".")[0]
+            for _ in range(level - 1):
+                pkg = pkg.rpartition(".")[0]
+            mod = f"{pkg}.{mod.lstrip('.')}" if mod.lstrip(".") else pkg
+        target = self.modules.get(mod)
+        if target is None:
+            return None
+        return self._follow(target, attr, depth + 1)
 
     def symbol(self, d: Def) -> str:
         q = list(d.qual)
@@ -215,9 +278,17 @@ def _build(project: "Project", upstream: str, files: list) -> UpstreamIndex:
             # a stub's `= ...` is no default value to compare with
             defaulted = tuple(p.name for p in s.params or ()
                               if p.default is not None and p.default.strip() != "...")
+            fields = s.kind in ("field", "variable", "attribute")
+            ftype = s.params[0].type if fields and s.params else None
+            value = s.value if s.kind in ("enumerator", "macro", "class", "struct",
+                                          "import") else None
             defs.append(Def(s.name, tuple(s.qual), s.kind, sf.path, s.start, s.end,
                             sf.status.value, facts.lang, params, owner, s.origin,
-                            s.value is not None, defaulted))
+                            s.value is not None, defaulted,
+                            value[:160] if value else None, ftype[:160] if ftype else None,
+                            tuple(p.type for p in s.params) if s.params and not fields else (),
+                            tuple(p.kind for p in s.params) if s.params and not fields else (),
+                            bool(fields and s.doc and _SHAPE.search(s.doc))))
     for alias, paths in aliases.items():
         if alias not in modules and len(set(paths)) == 1:
             modules[alias] = paths[0]

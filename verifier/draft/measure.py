@@ -81,7 +81,8 @@ def measure(pins_path: Path, scratch: Path, lessons_filter: list[str] | None = N
         for p in d.proposals:
             props_by_gid[f"{d.course}/{Path(d.lesson).stem}/{p.id}"] = p
         rows.append({"lesson": ld.name, "candidates": d.candidates, "drafted": d.drafted,
-                     "drafted_static": d.drafted_static, "proposals": len(d.proposals),
+                     "drafted_static": d.drafted_static, "drafted_beyond": d.drafted_beyond,
+                     "proposals": len(d.proposals),
                      "skeletons": sum(1 for p in d.proposals if p.person),
                      "cold_s": round(cold, 3), "warm_s": round(warm, 3)})
     project = load_project(spins, notify=lambda m: None)
@@ -111,11 +112,13 @@ def measure(pins_path: Path, scratch: Path, lessons_filter: list[str] | None = N
         row["verdicts"] = dict(sorted(v.items()))
         row["proposed_pct"] = _pct(row["drafted"], row["candidates"])
         row["proposed_static_pct"] = _pct(row["drafted_static"], row["candidates"])
+        row["beyond_existence_pct"] = _pct(row["drafted_beyond"], row["candidates"])
         row["decided_pct"] = _pct(v["verified"] + v["diverged"], static)
         row["unavailable_pct"] = _pct(v["unavailable"], static)
     tot = Counter()
     for row in rows:
-        for k in ("candidates", "drafted", "drafted_static", "proposals", "skeletons"):
+        for k in ("candidates", "drafted", "drafted_static", "drafted_beyond", "proposals",
+                  "skeletons"):
             tot[k] += row[k]
     verdicts = Counter()
     for v in by_lesson.values():
@@ -124,6 +127,7 @@ def measure(pins_path: Path, scratch: Path, lessons_filter: list[str] | None = N
     summary = {"lessons": len(rows), **tot, "verdicts": dict(sorted(verdicts.items())),
                "proposed_pct": _pct(tot["drafted"], tot["candidates"]),
                "proposed_static_pct": _pct(tot["drafted_static"], tot["candidates"]),
+               "beyond_existence_pct": _pct(tot["drafted_beyond"], tot["candidates"]),
                "decided_pct": _pct(verdicts["verified"] + verdicts["diverged"], static),
                "unavailable_pct": _pct(verdicts["unavailable"], static),
                "min_lesson_proposed_pct": min((r["proposed_pct"] for r in rows), default=0.0),
@@ -178,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     for e in out["errors"]:
         print(f"error {e['id']} (line {e['line']}, {e['kind']}): {e['message']}")
     print(f"total: {s['lessons']} lessons, {s['candidates']} checkable sentences; proposals for "
-          f"{s['proposed_pct']}% (statically checkable {s['proposed_static_pct']}%; lowest lesson "
+          f"{s['proposed_pct']}% (statically checkable {s['proposed_static_pct']}%, beyond existence "
+          f"{s['beyond_existence_pct']}%; lowest lesson "
           f"{s['min_lesson_proposed_pct']}% / {s['min_lesson_proposed_static_pct']}%); "
           f"{s['proposals'] - s['skeletons']} static proposals: {s['verdicts']}, "
           f"{s['decided_pct']}% verified or diverged, {s['unavailable_pct']}% unavailable; "

@@ -6,6 +6,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+# bindings where the sentence (or its table) itself names the container of a member
+SENTENCE_GROUNDING = frozenset({"qualified", "receiver", "module", "scope:sentence",
+                                "scope:table"})
+
 # written into every drafted claim; a person accepts it by removing the marker
 # (or with `verifier claims accept ID...`)
 DRAFT = "draft"
@@ -24,12 +28,34 @@ class Proposal:
     anchor: str | None = None     # the code span the fragment should start at
     proposer: str = ""            # the proposal module that made it
     person: bool = False          # a skeleton a person must complete (runtime)
+    # the verbatim spans of the sentence its `expected` / `symbol` / options were read
+    # from (strings; a table `{text, read}` where the reading is not obvious)
+    says: list = field(default_factory=list)
+    reading: str = ""             # what the sentence asserts, in words (suspect messages)
+    # why `expected` is not the spans' text itself (issue 26): the sentence's words are
+    # mapped to the source's spelling (`dist` -> `mjRAYDATA_DIST`, `nq` -> `(nq x`)
+    paraphrase: str = ""
+    decisive: bool = True         # the reading is certain enough to report a contradiction
+    grounding: str = ""           # how its name was bound (grounding.py `Hit.how`)
     # set by the engine
     id: str = ""
     fragment: str = ""
     line: int = 0
     sentence: str = ""
     unit: int = -1                # index of its sentence among the lesson's candidates
+
+    @property
+    def beyond_existence(self) -> bool:
+        """A static claim that checks more than that a name exists: a value, an order, a
+        keyword, a type, an absence, a call, a count, or a membership the sentence itself
+        states (it names the container: `C.m`, `c.m`, "`C` 的 `m`", its table's class) —
+        not one the drafter inferred from the source."""
+        if self.person or self.kind == "symbol" and self.expected is True:
+            return False
+        if self.kind == "members" and self.options.get("match") != "count" \
+                and self.proposer == "members":
+            return self.grounding in SENTENCE_GROUNDING
+        return True
 
     def key(self) -> tuple:
         """Two proposals with the same key claim the same fact about the same sentence."""
@@ -49,6 +75,10 @@ class Proposal:
             t["expected"] = self.expected
         if self.options:
             t["options"] = dict(self.options)
+        if self.says:
+            t["says"] = list(self.says)
+        if self.paraphrase:
+            t["paraphrase"] = self.paraphrase
         t["review"] = DRAFT
         if self.note:
             t["note"] = self.note
@@ -60,7 +90,7 @@ class Proposal:
         """JSON of `verifier draft --format json`: the claim table plus where it came from."""
         return {**self.table(default_upstream), "upstream": self.upstream, "line": self.line,
                 "sentence": self.sentence, "proposer": self.proposer,
-                "needs_person": self.person}
+                "grounding": self.grounding, "needs_person": self.person}
 
 
 @dataclass
@@ -72,6 +102,7 @@ class LessonDraft:
     uncovered: int                # ... that no claim covered before drafting
     proposals: list[Proposal]
     skipped: list[tuple[int, str]] = field(default_factory=list)   # (line, why) per sentence
+    ambiguous: list[tuple[int, str]] = field(default_factory=list)  # (line, what) not guessed
 
     @property
     def drafted(self) -> int:
@@ -82,6 +113,12 @@ class LessonDraft:
     def drafted_static(self) -> int:
         """... with at least one proposal a check can decide (not a runtime skeleton)."""
         return len({p.unit for p in self.proposals if not p.person})
+
+    @property
+    def drafted_beyond(self) -> int:
+        """... with a static proposal that checks more than "the name exists" (a value, an
+        order, a keyword, a membership, an absence, a type, a call)."""
+        return len({p.unit for p in self.proposals if p.beyond_existence})
 
 
 _SLUG = re.compile(r"[^a-z0-9]+")

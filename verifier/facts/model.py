@@ -57,7 +57,19 @@ class Sym:
 
     kinds: function, method, constructor, destructor, class, struct, union, enum,
     enumerator, field, variable, attribute, import, macro, typedef, namespace,
-    module, port / registered (names declared by a string literal)"""
+    module, port / registered (names declared by a string literal)
+
+    `traits` (Python; both producers, `facts/python.py` and `facts/introspect.py`, use
+    the same words, `TRAITS`): a class's flavour (`dataclass`, `pydantic`, `attrs`,
+    `namedtuple`, `typeddict`, `enum`, `flag`) and options (`kw_only`, `frozen`,
+    `slots`, `no_init`); a field's `kw_only`, `initvar`, `no_init`, `factory`,
+    `not_required`; an attribute's `classvar`, `slot`, `property`, `cached_property`,
+    `settable`; a method's `overload`, `staticmethod`, `classmethod`, `validator`; an
+    enumerator's `auto`; a module-level name's `lazy` (served by `__getattr__`);
+    `generated` on a constructor no source line defines (its parameters come from
+    the fields; `open_bases` when a base class is not known from the file),
+    `inherited` on a runtime member its class does not define itself."""
+
 
     name: str
     kind: str
@@ -72,6 +84,7 @@ class Sym:
     doc: str | None = None           # docstring / doc comment attached to the declaration
     line: int | None = None          # the line of the name itself, when not `start`
     #                                  (a decorated definition, a multi-line declaration)
+    traits: tuple[str, ...] = ()     # Python constructs (TRAITS): how the name was declared
 
     @property
     def name_line(self) -> int:
@@ -83,9 +96,31 @@ class Sym:
         return self.start, self.sig_end or self.end
 
     @property
+    def flavour(self) -> str | None:
+        """A Python class's flavour (`dataclass`, `pydantic`, `attrs`, `namedtuple`,
+        `typeddict`, `enum`), None for a plain class and every other symbol."""
+        return next((t for t in self.traits if t in FLAVOURS), None)
+
+    @property
     def parent(self) -> tuple[str, ...]:
         """Qualified name of the enclosing scope (() at top level)."""
         return self.qual[:-1]
+
+
+TRAITS = frozenset({
+    # class flavours: a generated constructor (`GENERATED_INIT`), fields, members
+    "dataclass", "pydantic", "attrs", "namedtuple", "typeddict", "enum", "flag",
+    # class and field options
+    "kw_only", "frozen", "slots", "no_init", "initvar", "factory", "not_required",
+    # attributes
+    "classvar", "slot", "property", "cached_property", "settable",
+    # callables
+    "overload", "staticmethod", "classmethod", "validator", "generated", "open_bases",
+    # enumerators, module names, runtime-only
+    "auto", "lazy", "inherited"})
+# flavours whose constructor is generated from the fields
+GENERATED_INIT = frozenset({"dataclass", "pydantic", "attrs", "namedtuple"})
+FLAVOURS = frozenset({"dataclass", "pydantic", "attrs", "namedtuple", "typeddict", "enum"})
 
 
 @dataclass(frozen=True)
@@ -202,21 +237,21 @@ class FileFacts:
                    producer=data.get("producer", "source"), doc=data.get("doc"))
 
 
-PLAIN_VERSION = 2
+PLAIN_VERSION = 3
 
 
 def _sym_plain(s: Sym) -> list:
     params = None if s.params is None else [[p.name, p.default, p.type, p.kind, p.line]
                                             for p in s.params]
     return [s.name, s.kind, list(s.qual), s.start, s.end, params, s.value, list(s.decorators),
-            s.origin, s.sig_end, s.doc, s.line]
+            s.origin, s.sig_end, s.doc, s.line, list(s.traits)]
 
 
 def _sym_from(x: list) -> Sym:
-    name, kind, qual, start, end, params, value, decos, origin, sig_end, doc, line = x
+    name, kind, qual, start, end, params, value, decos, origin, sig_end, doc, line, traits = x
     return Sym(name, kind, tuple(qual), start, end,
                None if params is None else tuple(Param(*p) for p in params),
-               value, tuple(decos), origin, sig_end, doc, line)
+               value, tuple(decos), origin, sig_end, doc, line, tuple(traits))
 
 
 def split_symbol(symbol: str) -> list[str]:

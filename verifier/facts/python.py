@@ -22,6 +22,11 @@ function body is a symbol, but `self.x` assignments in methods are attributes):
   surface; `__all__` (literal list/tuple, `+=`, `.extend`, `.append`);
 - module-level and class-level `if`/`try`/`for`/`while`/`with`/`match` blocks are
   walked (TYPE_CHECKING, optional imports, platform branches).
+- once a class body is walked, `facts/pyclass.py` rewrites its symbols with what the
+  class generates (flavour, fields and defaults, the generated constructor, enum
+  members, properties, slots, method traits); once the module is walked,
+  `facts/pymodule.py` adds the names a module `__getattr__` serves lazily, and
+  functional `namedtuple(...)` / `NamedTuple(...)` classes are read where assigned.
 
 Lines are counted at "\\n" only (as git and `textlines.py` do): `str.splitlines`
 would also split at form feeds and shift every later offset.
@@ -32,7 +37,8 @@ from __future__ import annotations
 import ast
 import re
 
-from verifier.facts import names
+from verifier.facts import names, pyclass, pymodule
+from verifier.facts.pyclass import literal_strings as _literal_strings
 from verifier.facts.model import (KEYWORD_ONLY, POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD,
                                   VAR_KEYWORD, VAR_POSITIONAL, FileFacts, Import, Param, Sym)
 
@@ -70,21 +76,6 @@ def _decorators(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tu
     return tuple(ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in fn.decorator_list)
 
 
-def _literal_strings(node: ast.expr | None) -> list[str] | None:
-    if isinstance(node, (ast.List, ast.Tuple)):
-        vals = []
-        for e in node.elts:
-            if isinstance(e, ast.Constant) and isinstance(e.value, str):
-                vals.append(e.value)
-            else:
-                return None
-        return vals
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _literal_strings(node.left), _literal_strings(node.right)
-        return None if left is None or right is None else left + right
-    return None
-
-
 def target_names(t: ast.expr) -> list[ast.Name]:
     """Names an assignment target binds: `x`, `x, (y, *z)`, `[a, b]`."""
     if isinstance(t, ast.Name):
@@ -118,6 +109,7 @@ class _Walker:
         self.exports: list[str] | None = None
         self.exports_lines: tuple[int, int] | None = None
         self._next_doc: dict[int, str] = {}
+        self.classes: dict[str, pyclass.ClassModel] = {}   # what derived classes inherit
         self.registers = _REGISTER_HINT.search(src) is not None
 
     def seg(self, node: ast.AST | None) -> str | None:
@@ -188,11 +180,13 @@ class _Walker:
     def visit_ClassDef(self, st: ast.ClassDef, scope, in_class) -> None:
         start = min([st.lineno] + [d.lineno for d in st.decorator_list])
         q = scope + (st.name,)
+        at = len(self.syms)
         self.add(name=st.name, kind="class", qual=q, start=start, end=_end(st),
                  decorators=_decorators(st), doc=_doc(st),
                  line=st.lineno if start != st.lineno else None,
                  value=", ".join(ast.unparse(b) for b in st.bases) or None)
         self.body(st.body, q, True)
+        self.classes[st.name] = pyclass.refine(self, st, q, at, self.classes)
         self.self_attrs(st, q)
 
     def params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, drop_first: bool) -> tuple[Param, ...]:
@@ -227,6 +221,9 @@ class _Walker:
         return [n.id for n in found]
 
     def visit_Assign(self, st: ast.Assign, scope, in_class) -> None:
+        if isinstance(st.value, ast.Call) and not in_class and \
+                pymodule.functional_class(st, self, scope):
+            return
         for t in st.targets:
             bound = self.bind(t, st, scope, in_class, value=st.value)
             if "__all__" in bound and not scope:
@@ -427,8 +424,10 @@ def _clean(doc: str) -> str:
 
 
 def extract(path: str, data: bytes, blob: str | None = None, *,
-            producer: str = "source") -> FileFacts:
-    """The record of one Python file (or `.pyi` stub)."""
+            producer: str = "source", bases: dict | None = None) -> FileFacts:
+    """The record of one Python file (or `.pyi` stub). `bases`: what classes of other
+    files that this file's classes derive from generate (name as bound here ->
+    `pyclass.ClassModel`; `claims/kinds/_inherit.py` reads them from their files)."""
     src = data.decode("utf-8", errors="replace")
     module = names.module_name(path)
     try:
@@ -437,7 +436,10 @@ def extract(path: str, data: bytes, blob: str | None = None, *,
         return FileFacts(path=path, blob=blob, lang="python", parse_errors=1, module=module,
                          producer=producer)
     w = _Walker(src, path)
+    w.classes.update(bases or {})
     w.body(tree.body, (), False)
+    if "__getattr__" in src:
+        pymodule.lazy_exports(tree, w)
     # attributes from methods come after the class body: keep source order
     syms = sorted(w.syms, key=lambda s: (s.start, len(s.qual)))
     return FileFacts(path=path, blob=blob, lang="python", syms=tuple(syms),

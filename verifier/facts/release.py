@@ -41,15 +41,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier.facts import python as pyfacts
-from verifier.facts.model import (KEYWORD_ONLY, VAR_KEYWORD, VAR_POSITIONAL, FileFacts, Param,
-                                  Sym)
+from verifier.facts.model import (KEYWORD_ONLY, TRAITS, VAR_KEYWORD, VAR_POSITIONAL, FileFacts,
+                                  Param, Sym)
 from verifier.gitblob import blob_sha
 
 if TYPE_CHECKING:
     from verifier.pins import Upstream, Wheel
     from verifier.project import Project
 
-RELEASE_VERSION = 1
+RELEASE_VERSION = 2
 INTROSPECT_TIMEOUT = 900.0
 
 
@@ -146,18 +146,25 @@ def _records_from(data: dict, label: str) -> list[FileFacts]:
         mod = m["module"]
         syms: list[Sym] = []
 
-        def add(qual: tuple[str, ...], kind: str, ps, members) -> None:
+        def add(qual: tuple[str, ...], row: list) -> None:
+            kind, ps, members = row[1], row[2], row[3]
+            extra = row[4] if len(row) > 4 and isinstance(row[4], dict) else {}
             params = None if ps is None else tuple(
                 Param(p[0], p[1], None, p[2] if p[2] in _KINDS else None) for p in ps)
+            traits = tuple(t for t in extra.get("traits", ()) if t in TRAITS)
+            value = extra.get("value") if isinstance(extra.get("value"), str) else None
             syms.append(Sym(name=qual[-1], kind=kind, qual=qual, start=0, end=0, params=params,
-                            origin="introspection"))
+                            origin="generated" if "generated" in traits else "introspection",
+                            value=value, traits=traits))
             for sub in members or ():
-                add(qual + (sub[0],), sub[1], sub[2], sub[3])
+                add(qual + (sub[0],), sub)
 
-        for name, kind, ps, members in m["names"]:
-            add((name,), kind, ps, members)
+        for row in m["names"]:
+            add((row[0],), row)
+        exports = m.get("all")
         out.append(FileFacts(path=mod, blob=None, lang="python", syms=tuple(syms), module=mod,
-                             producer="introspection"))
+                             producer="introspection",
+                             exports=tuple(exports) if isinstance(exports, list) else None))
     return out
 
 
@@ -194,6 +201,43 @@ def introspect(project: "Project", upstream: str, env: EnvHandle) -> tuple[list[
     for mod, err in sorted(hit.get("errors", {}).items()):
         notes.append(f"{upstream}: introspection could not import {mod}: {err}")
     return _records_from(hit, env.label), notes
+
+
+def release_docs(project: "Project", upstream: str, env: EnvHandle,
+                 targets: list[tuple[str, tuple[str, ...]]]) -> tuple[dict[str, str | None],
+                                                                    list[str]]:
+    """The docstrings of named objects of the release, as its runtime environment gives
+    them (`introspect.py --docs`), keyed `module:qualified.name`; cached like the
+    introspection (env key + script digest + the targets). ({}, notes) on failure."""
+    from verifier.facts.cache import fact_cache
+
+    wanted = sorted({(m, tuple(q)) for m, q in targets})
+    if not wanted:
+        return {}, []
+    fc = fact_cache(project.store)
+    key = hashlib.sha1(json.dumps([env.key, script_digest(), list(env.paths),
+                                   [[m, *q] for m, q in wanted]]).encode()).hexdigest()
+    version = f"introspect-docs-{RELEASE_VERSION}-{script_digest()}"
+    hit = fc.get("introspect", version, key, {"upstream": upstream, "docs": len(wanted)})
+    if hit is None:
+        tmp_root = project.store.path("tmp")
+        tmp_root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="introspect-", dir=tmp_root) as d:
+            src, out = Path(d) / "targets.json", Path(d) / "docs.json"
+            src.write_text(json.dumps([[m, *q] for m, q in wanted]), encoding="utf-8")
+            try:
+                res = subprocess.run([str(env.python), "-I", str(SCRIPT), "--docs", str(src),
+                                      str(out), json.dumps(list(env.paths))],
+                                     capture_output=True, text=True, timeout=INTROSPECT_TIMEOUT,
+                                     env=env.env or None, cwd=d)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                return {}, [f"{upstream}: docstrings from {env.label or env.python}: {exc}"]
+            if res.returncode != 0 or not out.exists():
+                last = (res.stderr.strip().splitlines() or ["(no output)"])[-1]
+                return {}, [f"{upstream}: docstrings from {env.label or env.python}: {last}"]
+            hit = json.loads(out.read_text(encoding="utf-8"))
+        fc.put("introspect", version, key, hit, {"upstream": upstream, "docs": len(wanted)})
+    return {k: v if isinstance(v, str) else None for k, v in hit.items()}, []
 
 
 # --------------------------------------------------------------------------- the environment

@@ -32,7 +32,7 @@ def cited_in(links: "list[Link]", pins: "Pins") -> list[tuple[str, str]]:
     cited = []
     for _ref, link in github_links(links):
         up = pins.by_slug(link.slug)
-        if up is None or link.kind not in ("blob", "raw") or not link.path:
+        if up is None or link.kind not in ("blob", "raw", "blame") or not link.path:
             continue
         if link.hostile_path:
             continue

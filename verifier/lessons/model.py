@@ -103,7 +103,8 @@ class Lesson(Model):
     suppressions: list[Suppression] = Field(default_factory=list)
     block_lines: list[tuple[int, int]] = Field(default_factory=list)  # block -> (first, last)
     # block -> heading | paragraph | item (paragraph in a list item) | quote | fence |
-    #          head (table header cell) | cell (table body cell)
+    #          head (table header cell) | cell (table body cell) | html (a raw HTML block
+    #          with links)
     block_kinds: list[str] = Field(default_factory=list)
 
 
@@ -143,7 +144,9 @@ _DEEP, _DEEP_INLINE = "verifier_too_deep", "verifier_too_deep_inline"
 def markdown() -> "MarkdownIt":
     from markdown_it import MarkdownIt
 
-    md = MarkdownIt("commonmark", {"maxNesting": NESTING}).enable("table")
+    # GitHub links bare URLs (GFM autolinks): linkify, as GitHub renders them
+    md = MarkdownIt("commonmark", {"maxNesting": NESTING, "linkify": True}).enable(
+        ["table", "linkify"])
     md.inline.ruler.before("escape", "math_inline", _math_inline)
     block_tokenize, skip_token = md.block.tokenize, md.inline.skipToken
 
@@ -253,6 +256,14 @@ def parse_lesson(text: str) -> Lesson:
             for m in _IGNORE.finditer(tok.content):
                 pending_supp.append((tuple(m.group(1).split()), tok.map[0] + 1
                                      + tok.content.count("\n", 0, m.start())))
+            hb = None
+            for href, at in html_hrefs(tok.content, offsets=True):
+                if hb is None:   # its own block; suppressions waiting for the next stay so
+                    block_lines.append((tok.map[0] + 1, max(tok.map[0] + 1, tok.map[1])))
+                    block_kinds.append("html")
+                    hb = len(block_lines) - 1
+                links.append(Link(href=href, text="", block=hb,
+                                  line=tok.map[0] + 1 + tok.content.count("\n", 0, at)))
             continue
         if tok.type != "inline" or not tok.map:
             continue
@@ -309,6 +320,13 @@ def parse_lesson(text: str) -> Lesson:
                 for m in _IGNORE.finditer(ch.content):
                     supps.append(Suppression(names=tuple(m.group(1).split()),
                                              line=find(ch.content)[0], block=b))
+                for href in html_hrefs(ch.content):      # a raw `<a href>`, `<img src>`
+                    line, _ = find(ch.content)
+                    links.append(Link(href=href, text="", line=line, block=b))
+            elif ch.type == "image":                     # `![alt](src)`: GitHub links it too
+                src = str(ch.attrs.get("src", ""))
+                line, _ = find(src)
+                links.append(Link(href=src, text=ch.content, line=line, block=b))
             elif ch.type == "link_open":
                 before = None
                 if last_code is not None:
@@ -317,7 +335,10 @@ def parse_lesson(text: str) -> Lesson:
                     if not between.strip() and all(c.type == "text" for c in
                                                    children[last_code[1] + 1:j]):
                         before = last_code[0]
-                link = {"href": str(ch.attrs.get("href", "")), "text": [], "code": [],
+                href = str(ch.attrs.get("href", ""))
+                if ch.markup == "linkify":
+                    href = _autolink_end(href)
+                link = {"href": href, "text": [], "code": [],
                         "before": before, "line": None, "j": j}
             elif ch.type == "link_close" and link is not None:
                 label = "".join(link["text"])
@@ -340,6 +361,45 @@ def parse_lesson(text: str) -> Lesson:
     return Lesson(headings=headings, sentences=sentences, code_spans=spans, links=links,
                   code_blocks=blocks, math=maths, suppressions=supps, block_lines=block_lines,
                   block_kinds=block_kinds, too_deep=_merge_ranges(too_deep))
+
+
+def _autolink_end(href: str) -> str:
+    """A bare URL ends where the text turns non-ASCII (`…#L12。` in CJK prose): the
+    linkifier would take the full stop, percent-encoded, into the fragment."""
+    from urllib.parse import unquote
+
+    text = unquote(href)
+    for i, c in enumerate(text):
+        if ord(c) > 126:
+            return text[:i].rstrip(".,;:!?)*_~")
+    return href
+
+
+def html_hrefs(html: str, offsets: bool = False) -> list:
+    """The `href` of every `<a>` and the `src` of every `<img>` in raw HTML (the
+    standard library's HTML parser), with the offset of its tag when asked."""
+    from html.parser import HTMLParser
+
+    found: list[tuple[str, int]] = []
+    starts = [0]
+    for ln in html.split("\n"):
+        starts.append(starts[-1] + len(ln) + 1)
+
+    class _Hrefs(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            key = {"a": "href", "img": "src"}.get(tag)
+            for k, v in attrs:
+                if k == key and v:
+                    line, col = self.getpos()
+                    found.append((v.strip(), starts[line - 1] + col))
+
+    parser = _Hrefs(convert_charrefs=True)
+    try:
+        parser.feed(html)
+        parser.close()
+    except Exception:  # noqa: BLE001 - malformed HTML in a lesson: what was found stands
+        pass
+    return found if offsets else [h for h, _ in found]
 
 
 def _merge_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:

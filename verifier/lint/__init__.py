@@ -63,6 +63,13 @@ def _run_rule(rule: Rule, ctx: LintContext, doc: "LessonDoc", lesson,
                              "verifier: see the crash log)", internal_error=True)]
 
 
+SUSPECT = "suspect"    # the suspect stage's rule (verifier/suspect): its suppressions are its own
+
+
+def _suspect_name(name: str) -> bool:
+    return name == SUSPECT or name.startswith(SUSPECT + ":")
+
+
 def _matches(f: Finding, name: str) -> bool:
     return name in (f.target, f.data.get("name"), f.data.get("reference"), f.rule, f.code)
 
@@ -88,7 +95,9 @@ def run_lint(project: "Project", lessons: "list[LessonDoc]",
             cfg_used[i] = True
         if tick is not None:
             tick()
-    unused_cfg = [i for i, used in enumerate(cfg_used) if not used]
+    # the suspect stage's entries (verifier/suspect/config.py) are judged by that stage
+    unused_cfg = [i for i, used in enumerate(cfg_used)
+                  if not used and ctx.config.suppress[i].rule != SUSPECT]
     if unused_cfg and ctx.config.path is not None:
         from verifier.lint.rules.meta import SuppressionUnused
 
@@ -145,7 +154,7 @@ def _lint_lesson(ctx: LintContext, doc: "LessonDoc", lesson, crashes: list[Crash
     out.extend(_fold_unavailable(doc, [f for f in kept if f.rule == UNAVAILABLE],
                                  unavailable_rule))
     for i, s in enumerate(lesson.suppressions):
-        if not inline_used[i]:
+        if not inline_used[i] and not all(_suspect_name(n) for n in s.names):
             out.append(unused_rule.finding(doc, s.line, "inline suppression `verifier: ignore "
                                            f"{' '.join(s.names)}` silences nothing",
                                            severity=Severity.WARNING, target=" ".join(s.names)))
@@ -153,11 +162,18 @@ def _lint_lesson(ctx: LintContext, doc: "LessonDoc", lesson, crashes: list[Crash
 
 
 def _fold_unavailable(doc: "LessonDoc", items: list[Finding], rule) -> list[Finding]:
-    """One source-unavailable finding per lesson and upstream."""
+    """Every unchecked item on its own line (info: `X` could not be decided, and why),
+    and one source-unavailable summary per lesson and upstream counting them."""
     groups: dict[str | None, list[Finding]] = defaultdict(list)
     for f in items:
         groups[f.upstream].append(f)
     out = []
+    for f in items:
+        origin = f.data.get("origin", "?")
+        out.append(rule.finding(doc, f.line, f"unchecked ({origin}): `{f.target}`: {f.message}",
+                                severity=Severity.INFO, upstream=f.upstream, target=f.target,
+                                origin=origin, item=True,
+                                **{k: v for k, v in f.data.items() if k != "origin"}))
     for up, fs in sorted(groups.items(), key=lambda kv: kv[0] or ""):
         by_origin: dict[str, list[Finding]] = defaultdict(list)
         for f in fs:
@@ -165,14 +181,15 @@ def _fold_unavailable(doc: "LessonDoc", items: list[Finding], rule) -> list[Find
         parts = []
         details = {}
         for origin, group in sorted(by_origin.items()):
-            targets = sorted(dict.fromkeys(f.target or "" for f in group))
-            parts.append(f"{origin}: {len(group)} unchecked ({len(targets)} distinct: "
-                         + ", ".join(targets[:6]) + (", …" if len(targets) > 6 else "") + ")")
+            lines = sorted({f.line for f in group})
+            shown = ", ".join(map(str, lines[:8])) + (", …" if len(lines) > 8 else "")
+            parts.append(f"{origin}: {len(group)} unchecked (line{'s' if len(lines) > 1 else ''} "
+                         f"{shown})")
             details[origin] = [{"line": f.line, "target": f.target, "why": f.message}
                                for f in sorted(group, key=lambda x: x.line)]
         what = "course copy" if up == doc.course else f"{up} at its pin"
         msg = (f"could not check everything against {what}: sources unavailable; "
-               + "; ".join(parts))
+               + "; ".join(parts) + " (each item is an info finding on its line)")
         out.append(rule.finding(doc, min(f.line for f in fs), msg, severity=Severity.WARNING,
                                 upstream=up, target=up, unchecked=details,
                                 count=len(fs)))

@@ -18,6 +18,10 @@ Inline, in a lesson: `<!-- verifier: ignore NAME [NAME...] -->` silences finding
 whose target is NAME in the same block (paragraph, table row group, list item),
 or, written on a line of its own, in the block right after it.
 A suppression that silences nothing is itself reported (`suppression-unused`).
+
+Suppressions of the suspect stage of `check` (`rule = "suspect"`, inline
+`ignore suspect` / `ignore suspect:NAME`) and its switch (`[suspect] enabled = false`)
+live here too; the suspect stage applies and reports them (verifier/suspect/config.py).
 """
 
 from __future__ import annotations
@@ -46,9 +50,16 @@ class Suppress(Record):
         return fnmatch.fnmatchcase(lesson_name, self.lesson) and self.rule in (None, rule)
 
 
+class SuspectSettings(Record):
+    """`[suspect]`: the suspect stage of `check` (verifier/suspect)."""
+
+    enabled: bool = Field(default=True, description="report suspects in uncovered sentences")
+
+
 class LintConfig(Record):
     schema_: int = Field(default=1, alias="schema")
     course: dict[str, CourseLint] = Field(default_factory=dict)
+    suspect: SuspectSettings = Field(default_factory=SuspectSettings)
     suppress: list[Suppress] = Field(default_factory=list)
     path: Path | None = Field(default=None, exclude=True)
     text: str = Field(default="", exclude=True, repr=False)

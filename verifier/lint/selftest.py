@@ -6,7 +6,7 @@ mutated line. Fault types:
 
 | fault | mutation |
 |---|---|
-| identifier | the last name of an inline-code API reference that resolved at the pin, renamed to a name no index holds (`mj_step` -> `mj_stepQz`) |
+| identifier | the last name of an inline-code API reference that resolved at the pin, misspelt as authors do (a letter dropped, doubled, two swapped, a wrong plural, a wrong prefix: `mj_resetData` -> `mj_resetDta`, `mjv_defaultOption` -> `mjr_defaultOption`), to a name no index holds |
 | path | the file name of a pinned permalink, changed to one absent at the pin (`engine_io.c` -> `engine_io_x.c`) |
 | range-past-end | the end of a permalink's line range moved past the end of the file |
 | range-reversed | `#Lx-Ly` (x < y) written `#Ly-Lx` |
@@ -14,29 +14,24 @@ mutated line. Fault types:
 | relative-link | one letter dropped from the file name of a relative link whose target exists |
 | version | a pinned version the prose gives (`MuJoCo 3.15.0`, `| 阅读版本 | 1.57.0 |`) bumped (`3.16.0`) |
 
-A mutant is **offline-checkable** when the fault is decidable from what is available
-at pinned identity, without the network:
+Recall is counted over **every** mutant of a fault type whose fault lies in what is
+served at pinned identity (*judged*): each is caught (a new error or warning on its
+line), undecidable (lint listed it as unchecked on its line) or missed (nothing);
+the undecidable count as missed. Counted apart, with how many lint still caught or
+listed, are the mutants *outside the served surface*, where no provider serves what
+would decide them:
 
-- identifier: the scope the renamed name would have to live in is entirely served at
-  pinned identity: every source file of the lesson's upstreams is served (a complete
-  index), or the name is bound directly by a Python module whose source is served and
-  that cannot bind more (no star import from a compiled extension, no unserved
-  submodule), or it is a member of a C struct/enum defined in a served file;
-- path: the pin's git tree is reachable (known absent), or the path lies under a
-  prefix the pinned release's wheel maps and the release is available (not in the
-  pinned release);
-- range-past-end: the cited file is served at pinned identity (its length is known);
-- range-reversed, sha (in a link): always (the text alone decides);
-- sha and version in prose: the text gives the number to one of the lesson's upstreams
-  (its name, or pinned-source wording right before it); an unattributed `3.15` or hex
-  string could be anything's;
-- relative-link: the course copy holds the original target (a complete copy, or a
-  partial one where the near-identical name shows the link is dead).
+- identifier: the misspelt name is declared in no file served at pinned identity and
+  in no closed world of the pinned release (`verifier/lint/closed.py`);
+- path: the pin's git tree is not reachable and the path lies under no prefix the
+  pinned release's wheel maps (its absence cannot be known);
+- range-past-end: the cited file is not served (its length is unknown);
+- relative-link: the original target is not in this partial course copy.
 
-The others are counted apart, with how many lint still caught and how many it listed
-as unchecked (source-unavailable) on that line, so nothing is hidden. Mutants are
-sampled per lesson and fault type with a seeded RNG (`--sample`, `--seed`):
-the same inputs give the same report.
+Range-reversed, SHA and version mutants are always judged (the text decides: an
+unattributed version the rule does not judge is a miss). Mutants are sampled per
+lesson and fault type with a seeded RNG (`--sample`, `--seed`): the same inputs
+give the same report.
 """
 
 from __future__ import annotations
@@ -55,12 +50,11 @@ from verifier.lessons import parse_lesson
 from verifier.lint.base import UNAVAILABLE, LintContext
 from verifier.lint.config import load_lint_config
 from verifier.lint.rules import RULES
-from verifier.lint.rules._judge import closed_container_miss, module_closed
+from verifier.lint.closed import SLIP_KINDS, make_slip, worlds
 from verifier.lint.rules._links import ABSENT, RELEASE_ABSENT, file_lines, path_presence, \
     readable, upstream_links
 from verifier.lint.rules.identifier import Identifier
 from verifier.lint.rules.version import Version
-from verifier.lint.shapes import ApiRef
 from verifier.results import Severity
 
 FAULTS = ("identifier", "path", "range-past-end", "range-reversed", "sha", "relative-link",
@@ -76,8 +70,8 @@ class Mutant:
     old: str
     new: str
     offset: int                 # where `old` starts in the lesson text
-    checkable: bool
-    basis: str                  # why it is (or is not) offline-checkable
+    served: bool                # the fault lies in what is served at pinned identity
+    basis: str                  # why it is (or is not)
     needle: str = ""            # what an unchecked-item report names when it is this fault
     caught: bool = False
     listed: bool = False        # reported as unchecked (source-unavailable) on its line
@@ -90,18 +84,24 @@ class Mutant:
 
 @dataclass
 class Tally:
+    """Per fault type. `judged` are the mutants in what is served at pinned identity:
+    each is caught, undecidable (lint listed it as unchecked on its line) or missed
+    (said nothing); the rate counts the undecidable as missed. Mutants outside the
+    served surface are counted apart."""
+
     total: int = 0
-    checkable: int = 0
+    judged: int = 0
     caught: int = 0
-    other: int = 0
-    other_caught: int = 0
-    other_listed: int = 0
-    missed: list[Mutant] = field(default_factory=list)
-    silent: list[Mutant] = field(default_factory=list)   # not checkable, and not said
+    undecidable: int = 0
+    outside: int = 0
+    outside_caught: int = 0
+    outside_listed: int = 0
+    missed: list[Mutant] = field(default_factory=list)       # judged, not caught
+    silent: list[Mutant] = field(default_factory=list)       # outside, and not said
 
     @property
     def rate(self) -> float | None:
-        return self.caught / self.checkable if self.checkable else None
+        return self.caught / self.judged if self.judged else None
 
 
 # --------------------------------------------------------------------------- linting
@@ -145,14 +145,6 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def _absent_name(base: str, names) -> str:
-    for suffix in ("Qz", "Qzx", "Zqv", "Xqz"):
-        cand = base + suffix
-        if not any(cand in n for n in names):
-            return cand
-    return base + "Qzqzq"
-
-
 class Mutator:
     def __init__(self, ctx: LintContext, rng: random.Random):
         self.ctx = ctx
@@ -162,7 +154,6 @@ class Mutator:
     # every generator returns a list of Mutant (all candidates; sampling is later)
     def identifier(self, doc, lesson, text) -> list[Mutant]:
         out = []
-        names = [self.ctx.index(u).by_name for u in sorted(self.project.pins.upstream)]
         for d in Identifier().decisions(self.ctx, doc, lesson):
             span, ref, j = d.span, d.ref, d.judgement
             if j is None or j.status != "resolved" or "/" in span.text or ref.variants:
@@ -172,31 +163,52 @@ class Mutator:
             off = _find(text, f"`{span.text}`", span.line)
             if pos_in < 0 or off is None:
                 continue
-            new_last = _absent_name(last, names)
+            new_last = self._slip(last)
+            if new_last is None:
+                continue
             new_span = span.text[:pos_in] + new_last + span.text[pos_in + len(last):]
-            mutated = ApiRef(raw=new_span, segments=(*ref.segments[:-1], new_last),
-                             calls=ref.calls, leading_dot=ref.leading_dot)
-            ok, basis = self._decidable(list(d.indexes), mutated)
+            served, basis = self._served(doc, d, last)
             out.append(Mutant("identifier", doc.name, span.line, f"`{span.text}`",
-                              f"`{new_span}`", off, ok, basis, needle=new_last))
+                              f"`{new_span}`", off, served, basis, needle=new_last))
         return out
 
-    @staticmethod
-    def _decidable(indexes, ref: ApiRef) -> tuple[bool, str]:
-        if indexes and all(i.complete for i in indexes):
-            return True, "complete index"
-        if closed_container_miss(indexes, ref):
-            return True, "member of a served C struct/enum"
-        segs = ref.segments
-        for idx in indexes:
-            if not ref.leading_dot and segs[0] in idx.modules:
-                mod, i = segs[0], 1
-                while i < len(segs) and f"{mod}.{segs[i]}" in idx.modules:
-                    mod, i = f"{mod}.{segs[i]}", i + 1
-                if i == len(segs) - 1 and idx.module_from_source(mod) \
-                        and module_closed(idx, segs):
-                    return True, f"bound by module `{mod}`, closed in the served source"
-        return False, "its scope is not entirely served at pinned identity"
+    def _slip(self, name: str) -> str | None:
+        """A realistic slip of `name` that no index of any pinned upstream holds."""
+        kinds = list(SLIP_KINDS)
+        self.rng.shuffle(kinds)
+        for kind in kinds:
+            cand = make_slip(name, kind, self.rng.randrange(1 << 16))
+            if cand and cand != name and cand.isidentifier() and not self._known(cand):
+                return cand
+        return None
+
+    def _known(self, name: str) -> bool:
+        for u in sorted(self.project.pins.upstream):
+            idx = self.ctx.index(u)
+            rel = idx.release_surface()
+            if idx.lookup(name) or (rel is not None and rel.lookup(name)):
+                return True
+        return False
+
+    def _served(self, doc, d, name: str) -> tuple[bool, str]:
+        """Whether the name the mutant misspells is declared in a file served at pinned
+        identity (or in a closed world of the pinned release): else its slip is counted
+        apart ("outside the served surface")."""
+        ups = [u for u in (d.attributed, *doc.upstreams) if u in self.project.pins.upstream]
+        for u in dict.fromkeys(ups):
+            idx = self.ctx.index(u)
+            rows = [s for s in idx.lookup(name) if s.kind != "import"]
+            ws = worlds(self.ctx, u)
+            if rows and len(d.ref.segments) >= 2 and all(
+                    w.unseen_compiled for s in rows for w in ws if w.holds(s)):
+                return False, ("read through a receiver of compiled bindings that nothing "
+                               "lists here (no runtime environment built)")
+            if rows:
+                return True, f"declared in a served file of {u}"
+            rel = idx.release_surface()
+            if rel is not None and any(w.holds(s) for s in rel.lookup(name) for w in ws):
+                return True, f"in a closed world of {u}'s pinned release"
+        return False, "declared in no file served at pinned identity"
 
     def _permalinks(self, lesson):
         for link, gl, up in upstream_links(self.ctx, lesson):
@@ -291,7 +303,7 @@ class Mutator:
                     continue
                 ok = (no, sha) in judged
                 out.append(Mutant("sha", doc.name, no, sha, self._other_sha(sha),
-                                  base + m.start(1), ok,
+                                  base + m.start(1), True,
                                   "prose: the text gives it to an upstream" if ok else
                                   "prose: nothing says whose commit it is"))
         return out
@@ -315,7 +327,7 @@ class Mutator:
                 parts = said.split(".")
                 bumped = ".".join([parts[0], str(int(parts[1]) + 1), *parts[2:]])
                 ok = (no, said) in judged
-                out.append(Mutant("version", doc.name, no, said, bumped, base + m.start(1), ok,
+                out.append(Mutant("version", doc.name, no, said, bumped, base + m.start(1), True,
                                   "the text gives it to an upstream" if ok else
                                   "unattributed version number"))
         return out
@@ -378,13 +390,14 @@ def _prose_lines(text: str):
 # --------------------------------------------------------------------------- run
 
 
-def run_self_test(project, *, sample: int = 3, seed: int = 0, lessons=None) -> dict:
+def run_self_test(project, *, sample: int = 3, seed: int = 0, lessons=None,
+                  faults: tuple[str, ...] = FAULTS) -> dict:
     """Mutate every lesson (up to `sample` mutants per lesson and fault type; 0 = all),
     lint each mutant, and tally catches per fault type."""
     t0 = time.monotonic()
     ctx = LintContext(project, load_lint_config(project.root))
     docs = lessons if lessons is not None else project.lessons()
-    tallies = {f: Tally() for f in FAULTS}
+    tallies = {f: Tally() for f in faults}
     gens = {"identifier": "identifier", "path": "path", "range-past-end": "range_past_end",
             "range-reversed": "range_reversed", "sha": "sha", "relative-link": "relative_link",
             "version": "version"}
@@ -396,12 +409,12 @@ def run_self_test(project, *, sample: int = 3, seed: int = 0, lessons=None) -> d
         n_lint += 1
         rng = random.Random(seed * 1_000_003 + zlib.crc32(doc.name.encode()))
         mut = Mutator(ctx, rng)
-        for fault in FAULTS:
+        for fault in faults:
             cands = getattr(mut, gens[fault])(doc, lesson, text)
             if sample and len(cands) > sample:
-                # keep both kinds represented: checkable first, then the others
-                ok = [m for m in cands if m.checkable]
-                no = [m for m in cands if not m.checkable]
+                # keep both kinds represented: served first, then the others
+                ok = [m for m in cands if m.served]
+                no = [m for m in cands if not m.served]
                 take_ok = min(len(ok), max(1, sample - min(len(no), sample // 3)))
                 cands = rng.sample(ok, take_ok) + rng.sample(no, min(len(no), sample - take_ok))
             for m in cands:
@@ -418,27 +431,30 @@ def run_self_test(project, *, sample: int = 3, seed: int = 0, lessons=None) -> d
                                and needle in (f.target or "") for f in found)
                 t = tallies[fault]
                 t.total += 1
-                if m.checkable:
-                    t.checkable += 1
+                if m.served:
+                    t.judged += 1
                     t.caught += m.caught
+                    t.undecidable += (m.listed and not m.caught)
                     if not m.caught:
                         t.missed.append(m)
                 else:
-                    t.other += 1
-                    t.other_caught += m.caught
-                    t.other_listed += (m.listed and not m.caught)
+                    t.outside += 1
+                    t.outside_caught += m.caught
+                    t.outside_listed += (m.listed and not m.caught)
                     if not m.caught and not m.listed:
                         t.silent.append(m)
     elapsed = time.monotonic() - t0
     return {
         "lessons": len(docs), "sample": sample, "seed": seed, "lint_runs": n_lint,
         "seconds": round(elapsed, 1), "target": TARGET,
-        "faults": {f: {"mutants": t.total, "checkable": t.checkable, "caught": t.caught,
+        "faults": {f: {"mutants": t.total, "judged": t.judged, "caught": t.caught,
+                       "undecidable": t.undecidable,
+                       "missed": t.judged - t.caught - t.undecidable,
                        "rate": None if t.rate is None else round(t.rate, 4),
-                       "not_checkable": t.other, "not_checkable_caught": t.other_caught,
-                       "not_checkable_listed_unchecked": t.other_listed,
-                       "missed": [_brief(m) for m in t.missed],
-                       "not_checkable_silent": [_brief(m) for m in t.silent]}
+                       "outside": t.outside, "outside_caught": t.outside_caught,
+                       "outside_listed_unchecked": t.outside_listed,
+                       "not_caught": [_brief(m) for m in t.missed],
+                       "outside_silent": [_brief(m) for m in t.silent]}
                    for f, t in tallies.items()},
     }
 
@@ -457,17 +473,19 @@ def render(report: dict) -> str:
             f"sample {report['sample'] or 'all'} per lesson and fault, seed {report['seed']}, "
             f"{report['seconds']} s",
             "",
-            "| fault | mutants | offline-checkable | caught | rate | not checkable | "
-            "of those caught | listed unchecked |",
-            "|---|---|---|---|---|---|---|---|"]
+            "| fault | mutants | judged | caught | undecidable | missed | recall | "
+            "outside the served surface | of those caught | listed unchecked |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for f, v in report["faults"].items():
         rate = "–" if v["rate"] is None else f"{100 * v['rate']:.1f} %"
-        rows.append(f"| {f} | {v['mutants']} | {v['checkable']} | {v['caught']} | {rate} | "
-                    f"{v['not_checkable']} | {v['not_checkable_caught']} | "
-                    f"{v['not_checkable_listed_unchecked']} |")
-    missed = [(f, m) for f, v in report["faults"].items() for m in v["missed"]]
+        rows.append(f"| {f} | {v['mutants']} | {v['judged']} | {v['caught']} | "
+                    f"{v['undecidable']} | {v['missed']} | {rate} | {v['outside']} | "
+                    f"{v['outside_caught']} | {v['outside_listed_unchecked']} |")
+    rows += ["", "recall = caught / judged (undecidable counted as missed); judged = the "
+             "mutants in what is served at pinned identity"]
+    missed = [(f, m) for f, v in report["faults"].items() for m in v["not_caught"]]
     if missed:
-        rows += ["", "missed offline-checkable mutants:"]
+        rows += ["", "judged mutants not caught:"]
         rows += [f"  {f}: {m['lesson']}:{m['line']} {m['old']!r} -> {m['new']!r} ({m['basis']})"
                  for f, m in missed[:40]]
     rows.append("")

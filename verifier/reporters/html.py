@@ -20,16 +20,12 @@ verification.json), top to bottom:
 
 from __future__ import annotations
 
-import re
-from collections import Counter, defaultdict
-from functools import lru_cache
-from html import escape
+from collections import Counter
 from importlib.resources import files
-
-from markdown_it import MarkdownIt
 
 from verifier.report import (SEVERITY_ORDER, VERDICT_ORDER, Excerpt, LessonRecord,
                              RunReport, claim_gid, claim_sort_key, finding_sort_key, safe_name)
+from verifier.reporters.html_markup import Causes, e, lang_attr, sentence_html
 from verifier.reporters.rules import claim_rule, finding_rule, short_value
 from verifier.results import ClaimResult, Finding, Severity, Verdict
 
@@ -59,127 +55,6 @@ CSS = (f":root{{--attention-bg:{ATTENTION_BG};--clean-bg:{CLEAN_BG}}}\n"
     for k, c in SEVERITY_COLOURS.items())
 
 JS = _asset("report.js")
-
-
-def e(v: object) -> str:
-    return escape("" if v is None else str(v), quote=True)
-
-
-# --------------------------------------------------------------------------- lesson Markdown
-
-_MD = MarkdownIt("commonmark", {"html": False})
-_LINE_PREFIX = re.compile(r"^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)+")
-
-
-@lru_cache(maxsize=4096)
-def _leaves(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Inline Markdown as (plain text, wrapping tags) pieces; links keep only their text
-    (memoised: claims share sentences and fragments)."""
-    out: list[tuple[str, tuple[str, ...]]] = []
-    stack: list[str] = []
-    tags = {"strong_open": "strong", "em_open": "em", "s_open": "s"}
-    for tok in (_MD.parseInline(text)[0].children or []) if text else []:
-        if tok.type in tags:
-            stack.append(tags[tok.type])
-        elif tok.type.endswith("_close") and tok.type != "link_close":
-            if stack:
-                stack.pop()
-        elif tok.type == "code_inline":
-            out.append((tok.content, (*stack, "code")))
-        elif tok.type in ("softbreak", "hardbreak"):
-            out.append((" ", tuple(stack)))
-        elif tok.type == "image":
-            out.append((tok.content or "", tuple(stack)))
-        elif tok.type in ("text", "html_inline"):
-            out.append((tok.content, tuple(stack)))
-    return tuple(out)
-
-
-def _plain(text: str) -> str:
-    return "".join(t for t, _ in _leaves(text))
-
-
-def sentence_html(sentence: str, fragment: str | None) -> str:
-    """The lesson line with its inline Markdown rendered (code, emphasis; links as their
-    text; block markers and table pipes dropped) and the claim's fragment marked."""
-    line = _LINE_PREFIX.sub("", sentence.strip())
-    if line.startswith("|"):
-        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
-        line = " · ".join(c for c in cells if c)
-    leaves = _leaves(line)
-    plain = "".join(t for t, _ in leaves)
-    lo = hi = -1
-    if fragment:
-        for cand in (_plain(fragment), fragment, fragment.replace("`", "")):
-            cand = cand.strip()
-            if cand and cand in plain:
-                lo = plain.index(cand)
-                hi = lo + len(cand)
-                break
-    out, pos = [], 0
-    for text, wrap in leaves:
-        a, b = pos, pos + len(text)
-        pos = b
-        if lo < b and hi > a and lo >= 0:
-            s, t = max(lo, a) - a, min(hi, b) - a
-            inner = e(text[:s]) + "<mark>" + e(text[s:t]) + "</mark>" + e(text[t:])
-        else:
-            inner = e(text)
-        for tag in reversed(wrap):
-            inner = f"<{tag}>{inner}</{tag}>"
-        out.append(inner)
-    return "".join(out)
-
-
-# --------------------------------------------------------------------------- causes
-
-
-class Causes:
-    """Why things could not be checked, each distinct reason once.
-
-    A reason ("a; b; c") is split at "; ". A part that occurs in two or more distinct
-    reasons (e.g. the same provider failure for many files) belongs to a shared cause: the
-    shared parts of a reason, together, are listed once in the report and referenced from
-    each card. The rest of a reason (e.g. which blob was missing) stays on its card."""
-
-    def __init__(self, reasons: list[str]) -> None:
-        in_reasons: dict[str, set[str]] = defaultdict(set)
-        for r in reasons:
-            for part in self.parts(r):
-                in_reasons[part].add(r)
-        self.shared = {p for p, rs in in_reasons.items() if len(rs) >= 2}
-        counts: Counter[str] = Counter()
-        for r in reasons:
-            key = self.key(r)
-            if key:
-                counts[key] += 1
-        ordered = sorted(counts, key=lambda k: (-counts[k], k))
-        self.ids = {k: i + 1 for i, k in enumerate(ordered)}
-        self.counts = counts
-        self.users: dict[str, list[tuple[str, str]]] = defaultdict(list)
-
-    @staticmethod
-    def parts(reason: str) -> list[str]:
-        return [p.strip() for p in (reason or "").split("; ") if p.strip()]
-
-    def key(self, reason: str) -> str:
-        return "; ".join(p for p in self.parts(reason) if p in self.shared)
-
-    def html(self, reason: str | None, anchor: str | None = None, label: str = "") -> str:
-        """The card's own part of `reason`, plus a link to its shared cause."""
-        if not reason:
-            return ""
-        own = "; ".join(p for p in self.parts(reason) if p not in self.shared)
-        key = self.key(reason)
-        out = e(own)
-        if key:
-            n = self.ids[key]
-            if anchor:
-                self.users[key].append((anchor, label))
-            short = key if len(key) <= 60 else key[:59] + "…"
-            out += (("; " if own else "") + f'<a class="cause-ref" href="#cause-{n}">'
-                    f"cause {n}</a> <span class=\"muted\">({e(short)})</span>")
-        return out
 
 
 # --------------------------------------------------------------------------- links
@@ -258,6 +133,10 @@ def _source_pane(c: ClaimResult, x: Excerpt, causes: Causes, anchor: str) -> str
         if ev.provider:
             ident += f" · via {e(ev.provider)}"
         head = f'<div class="label">{label}{ident}</div>'
+    elif c.runtime is not None or c.runtime_code:
+        head = (f'<div class="label">{e(c.upstream)}: a runtime check in the pinned '
+                "environment (no source lines)</div>")
+        return head + _runtime_evidence(c, open_code=True)
     else:
         head = f'<div class="label">{e(c.upstream)}: no source location</div>'
     if x.snippet is not None:
@@ -273,6 +152,34 @@ def _source_pane(c: ClaimResult, x: Excerpt, causes: Causes, anchor: str) -> str
     return f'{head}<p class="unavailable">{e(note)}</p>'
 
 
+def _runtime_evidence(c: ClaimResult, open_code: bool = False) -> str:
+    """What the runtime check observed, and its code (folded unless `open_code`)."""
+    out = ""
+    rt = c.runtime
+    if rt is not None:
+        val = ""
+        if rt.value is not None or rt.expected is not None:
+            val = (f" · value <code>{e(short_value(rt.value, 300))}</code>, expected "
+                   f"<code>{e(short_value(rt.expected, 300))}</code>")
+        out += (f'<p class="kv"><b>runtime</b> {e(rt.status)}{val}'
+                + (f" — {e(rt.message)}" if rt.message else "") + "</p>")
+    if c.runtime_code:
+        out += (f'<details class="fold code"{" open" if open_code else ""}><summary>the '
+                f'runtime check</summary><pre class="src">{e(c.runtime_code)}</pre></details>')
+    return out
+
+
+def _note(c: ClaimResult) -> str:
+    """The claim's note: the evidence a person wrote down (what the pinned source or the
+    runtime shows). Open on a card that needs a look, folded on the others."""
+    if not c.note:
+        return ""
+    if c.verdict.failing:
+        return f'<p class="kv note"><b>evidence (the claim\'s note)</b> {e(c.note)}</p>'
+    return (f'<details class="fold note"><summary>the claim\'s note</summary>'
+            f"<p>{e(c.note)}</p></details>")
+
+
 def claim_card(report: RunReport, c: ClaimResult, causes: Causes) -> str:
     v = c.verdict.value
     anchor = claim_anchor(c)
@@ -282,22 +189,21 @@ def claim_card(report: RunReport, c: ClaimResult, causes: Causes) -> str:
              f"<span>{e(c.kind)} · {e(claim_rule(c))} · {e(c.upstream)}</span>"
              f'<span class="muted">{line}</span></div>', _asserted(c)]
     if c.verdict in (Verdict.DIVERGED, Verdict.STALE) and c.actual is not None:
-        parts.append(f'<p class="kv"><b>pinned source has</b> '
+        said = "pinned source has" if c.evidence is not None or c.runtime is None else \
+            "the pinned environment gives"
+        parts.append(f'<p class="kv"><b>{said}</b> '
                      f"<code>{e(short_value(c.actual, 300))}</code></p>")
     if c.message and c.verdict is not Verdict.UNAVAILABLE:
         parts.append(f'<p class="kv">{e(c.message)}</p>')
-    if c.runtime is not None:
-        rt = c.runtime
-        val = ""
-        if rt.value is not None or rt.expected is not None:
-            val = (f" · value <code>{e(short_value(rt.value, 120))}</code>, expected "
-                   f"<code>{e(short_value(rt.expected, 120))}</code>")
-        parts.append(f'<p class="kv"><b>runtime</b> {e(rt.status)}{val}'
-                     + (f" — {e(rt.message)}" if rt.message else "") + "</p>")
+    parts.append(_note(c))
     x = report.excerpts.get(claim_gid(c)) or Excerpt()
+    if c.evidence is not None:     # else the source pane shows the runtime evidence
+        parts.append(_runtime_evidence(c))
     if x.sentence:
-        left = (f'<div class="label">{_a(lesson_link(report, c.course, c.lesson, x.sentence_line), "lesson, line " + e(x.sentence_line))}'
-                f'</div><p class="sentence">{sentence_html(x.sentence, c.fragment)}</p>')
+        link = _a(lesson_link(report, c.course, c.lesson, x.sentence_line),
+                  "lesson, line " + e(x.sentence_line))
+        left = (f'<div class="label">{link}</div><p class="sentence"{lang_attr(x.sentence)}>'
+                f"{sentence_html(x.sentence, c.fragment)}</p>")
     else:
         left = ('<div class="label">lesson</div><p class="unavailable">lesson sentence not '
                 "found" + (f" (fragment: {e(c.fragment)})" if c.fragment else "") + "</p>")
@@ -350,12 +256,44 @@ def finding_card(report: RunReport, f: Finding, anchor: str, causes: Causes) -> 
 # --------------------------------------------------------------------------- page parts
 
 
+def cannot_act(f: Finding) -> bool:
+    """A warning that only says what could not be checked for want of sources (VL109's
+    summaries: the upstream files are not available at pinned identity). An author
+    cannot fix it in the lesson, so it is not listed as needing attention."""
+    return (f.severity is Severity.WARNING and isinstance(f.data, dict)
+            and bool(f.data.get("unchecked")))
+
+
 def attention_items(report: RunReport) -> tuple[list[ClaimResult], list[Finding]]:
+    """What needs attention: failing claims, lint errors and the warnings an author can
+    act on (see `cannot_act`)."""
     claims = sorted((c for c in report.claims if c.verdict.failing),
                     key=lambda c: (VERDICT_ORDER[c.verdict], claim_sort_key(c)))
-    findings = sorted((f for f in report.findings if f.severity is not Severity.INFO),
+    findings = sorted((f for f in report.findings
+                       if f.severity is not Severity.INFO and not cannot_act(f)),
                       key=lambda f: (SEVERITY_ORDER[f.severity], finding_sort_key(f)))
     return claims, findings
+
+
+def _finding_item(f: Finding, anchors: dict[int, str]) -> str:
+    s = f.severity.value
+    return (f'<li><span class="badge s-{s}">lint {s}</span> <a class="where" '
+            f'href="#{e(anchors[id(f)])}">{e(_where(f.course, f.path, f.line))}</a>'
+            f" <code>{e(finding_rule(f))}</code> {e(f.message)}</li>")
+
+
+def _unactionable(report: RunReport, anchors: dict[int, str]) -> str:
+    """The warnings an author cannot act on, counted in one line and folded."""
+    quiet = sorted((f for f in report.findings if cannot_act(f)), key=finding_sort_key)
+    if not quiet:
+        return ""
+    n = sum(int(f.data.get("count", 0) or 0) for f in quiet)
+    return (f'<details class="box" id="cannot-check"><summary>Could not be checked for want '
+            f"of sources: {len(quiet)} lint warning(s)" + (f", {n} item(s)" if n else "")
+            + "</summary><p class=\"muted\">The upstream files these lessons cite or name "
+            "are not available at pinned identity here (configure a mirror or the network; "
+            "see the README). Nothing in the lessons to fix.</p><ol>"
+            + "".join(_finding_item(f, anchors) for f in quiet) + "</ol></details>")
 
 
 def _attention(report: RunReport, anchors: dict[int, str]) -> str:
@@ -363,19 +301,15 @@ def _attention(report: RunReport, anchors: dict[int, str]) -> str:
     if not claims and not findings:
         return ('<section id="attention" class="clean"><h2>Nothing needs attention</h2>'
                 "<p>No claim diverged, went stale or failed, and lint found no error or "
-                "warning.</p></section>")
+                "warning an author can act on.</p></section>")
     items = []
     for c in claims:
         v = c.verdict.value
         items.append(f'<li><span class="badge v-{v}">{v}</span> <a class="where" '
                      f'href="#{e(claim_anchor(c))}">{e(_where(c.course, c.lesson, c.line))}'
                      f"</a> <code>{e(c.id.rsplit('/', 1)[-1])}</code> "
-                     f"{e(_short(c.message or c.kind, 140))}</li>")
-    for f in findings:
-        s = f.severity.value
-        items.append(f'<li><span class="badge s-{s}">lint {s}</span> <a class="where" '
-                     f'href="#{e(anchors[id(f)])}">{e(_where(f.course, f.path, f.line))}</a>'
-                     f" <code>{e(finding_rule(f))}</code> {e(_short(f.message, 140))}</li>")
+                     f"{e(c.message or c.kind)}</li>")
+    items += [_finding_item(f, anchors) for f in findings]
     n = Counter(c.verdict.value for c in claims)
     m = Counter(f.severity.value for f in findings)
     head = ", ".join([f"{n[v.value]} {v.value}" for v in VERDICTS if n[v.value]]
@@ -386,11 +320,6 @@ def _attention(report: RunReport, anchors: dict[int, str]) -> str:
 
 def _where(course: str | None, path: str, line: int | None) -> str:
     return (f"{course}/" if course else "") + path + (f":{line}" if line else "")
-
-
-def _short(s: str, n: int) -> str:
-    s = " ".join((s or "").split())
-    return s if len(s) <= n else s[: n - 1] + "…"
 
 
 def _causes_section(report: RunReport, causes: Causes) -> str:
@@ -578,7 +507,7 @@ def render(report: RunReport) -> str:
         f"{report.schema_version}" + (f" · {e(report.timestamp)}" if report.timestamp else "")
         + f" · {s.lessons} lesson(s) · {s.claims} claim(s) · lint: {e(lint)}</p>",
         f"<p>{counts} <b>{e(verdict)}</b></p></header>",
-        _attention(report, anchors),
+        _attention(report, anchors), _unactionable(report, anchors),
     ]
     body = "".join(sections)   # cards register their causes before the causes list
     parts += [_causes_section(report, causes), _filters(report), body,
@@ -586,5 +515,5 @@ def render(report: RunReport) -> str:
     return "\n".join(p for p in parts if p) + "\n"
 
 
-__all__ = ["ATTENTION_BG", "COLOURS", "SEVERITY_COLOURS", "attention_items", "lesson_order",
-           "render", "sentence_html"]
+__all__ = ["ATTENTION_BG", "COLOURS", "SEVERITY_COLOURS", "attention_items", "cannot_act",
+           "lesson_order", "render", "sentence_html"]

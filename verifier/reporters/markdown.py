@@ -137,6 +137,8 @@ def lesson_record(report: RunReport, lesson: LessonRecord) -> str:
                          f"{c.evidence.status or 'unknown status'})")
         if c.message:
             lines.append(f"- note: {cell(c.message)}")
+        if c.note:
+            lines.append(f"- evidence (the claim's note): {cell(c.note)}")
         if c.runtime:
             lines.append(f"- runtime: {c.runtime.status}"
                          + (f" ({cell(c.runtime.message)})" if c.runtime.message else ""))

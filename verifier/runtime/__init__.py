@@ -144,8 +144,16 @@ def _machine_paths(project: "Project") -> dict[str, str]:
     return paths
 
 
-def _merge(res: ClaimResult, kind: str, rt: RuntimeResult) -> ClaimResult:
+def _merge(res: ClaimResult, kind: str, rt: RuntimeResult, negated: bool = False) -> ClaimResult:
     update: dict[str, Any] = {"runtime": rt}
+    if negated and rt.status in ("confirmed", "refuted"):
+        # the claim was derived from an edited sentence that negates what was reviewed:
+        # the runtime's answer to the reviewed assertion decides the negated one
+        was = rt.status
+        rt = rt.model_copy(update={
+            "status": "refuted" if was == "confirmed" else "confirmed",
+            "message": f"runtime {was} the reviewed assertion, which the edited sentence "
+                       "now negates" + (f" ({rt.message})" if rt.message else "")})
     if res.verdict in (Verdict.ERROR, Verdict.STALE):
         # the claim itself is broken, or its fragment left the lesson: the runtime
         # result says nothing about the lesson as it is now
@@ -154,16 +162,25 @@ def _merge(res: ClaimResult, kind: str, rt: RuntimeResult) -> ClaimResult:
         return res.model_copy(update=update)
     if kind == "runtime":
         update["expected"] = rt.expected
+        # what the static check said besides "runtime-only claim" (a followed sentence)
+        said = "; ".join(p for p in (res.message or "").split("; ") if p and
+                         p != "runtime-only claim")
+
+        def said_and(text: str | None) -> str | None:
+            return f"{said}; {text}" if said and text else (said or text)
+
         if rt.status == "confirmed":
             update.update(verdict=Verdict.VERIFIED, actual=rt.value,
-                          message="confirmed at runtime")
+                          message=said_and("confirmed at runtime"))
         elif rt.status == "refuted":
-            update.update(verdict=Verdict.DIVERGED, actual=rt.value, message=rt.message)
+            update.update(verdict=Verdict.DIVERGED, actual=rt.value, message=said_and(rt.message))
         elif rt.status == "error":
-            update.update(verdict=Verdict.ERROR, message=f"runtime check failed: {rt.message}")
+            update.update(verdict=Verdict.ERROR,
+                          message=said_and(f"runtime check failed: {rt.message}"))
         else:   # skipped / env-mismatch: nothing decided
             update.update(verdict=Verdict.UNAVAILABLE,
-                          message=f"runtime-only claim; runtime {rt.status}: {rt.message}")
+                          message=said_and(f"runtime-only claim; runtime {rt.status}: "
+                                           f"{rt.message}"))
         return res.model_copy(update=update)
     static = res.verdict
     note = None
@@ -261,7 +278,7 @@ def confirm(project: "Project", pairs: "list[tuple[LoadedClaim, ClaimResult]]",
     counts: dict[str, int] = {}
     for i, rt in sorted(runtime.items()):
         lc, res = pairs[i]
-        results[i] = _merge(res, lc.claim.kind, rt)
+        results[i] = _merge(res, lc.claim.kind, rt, getattr(lc, "negated", False))
         counts[rt.status] = counts.get(rt.status, 0) + 1
     record["outcomes"] = dict(sorted(counts.items()))
     return results, record

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 import tempfile
 import threading
@@ -93,6 +94,18 @@ def plan(scratch: Path, env_dir: Path, python: Path, event_fd: int,
             while uid in _TAKEN:
                 uid += 1
             _TAKEN.add(uid)
+        # the checks run as another uid: a directory it cannot traverse above a kept one
+        # (/root, mode 0700, above ~/.pyenv when HOME is elsewhere) is hidden too, and the
+        # kept directory bound back onto the hiding tmpfs
+        for k in keep:
+            a = os.path.dirname(k)
+            while a not in ("/", ""):
+                try:
+                    if not os.stat(a).st_mode & stat.S_IXOTH:
+                        hide.append(a)
+                except OSError:
+                    pass
+                a = os.path.dirname(a)
     return {"scratch": os.path.realpath(scratch), "keep": keep,
             "hide": [h for h in dict.fromkeys(hide) if h and h != "/"],
             "uid": uid, "parent": os.getpid(), "event_fd": event_fd}

@@ -7,6 +7,7 @@ Cache layout, under `wheels/<name>-<version>/`:
     <archive>          the distribution file exactly as the index serves it
     download.json      which file, from where, and its sha256 (the index's, when published)
     manifest.json      repo path -> blob of every mapped member, derived from that archive
+    metadata.json      the archive's Requires-Dist (read when an upgrade follows it)
 
 An archive is read only after its sha256 matches `download.json`; a mismatch
 (tampered, truncated) deletes it and downloads it again, once per run. The
@@ -35,6 +36,7 @@ from verifier.pins import Wheel
 
 MANIFEST_VERSION = 2
 DOWNLOAD_RECORD = "download.json"
+METADATA_RECORD = "metadata.json"   # Requires-Dist of the archive, by its sha256
 MAX_ARCHIVE_BYTES = 2 << 30
 MAX_MEMBER_BYTES = 64 << 20
 MAX_MEMBERS = 100_000
@@ -83,6 +85,7 @@ class WheelSource:
         self._files: dict[str, str] | None = None
         self._members: dict[str, str] = {}
         self._skipped: dict[str, str] = {}
+        self._listing: dict[str, int] | None = None
         self._verified: Path | None = None     # archive whose sha256 was checked in this run
         self._redownloaded = False
         self.archive_name: str | None = None
@@ -125,6 +128,112 @@ class WheelSource:
             if member is not None and self.wheel.to_repo(member) == path:
                 return True
         return False
+
+    def members(self) -> dict[str, str]:
+        """Mapped repo paths -> the archive member each one comes from."""
+        self.files()
+        return dict(self._members)
+
+    def listing(self) -> dict[str, int]:
+        """Every regular member of the archive (name -> size), whatever the `map`; {} when
+        the archive is unavailable (`self.error` says why). Reads the archive (after its
+        sha256 check), never the manifest, so it works for any map."""
+        if self._listing is None:
+            self._listing = {}
+            try:
+                with self.store.lock("wheel-" + self.dir.name):
+                    archive = self._archive()
+                    self._listing = {name: size for name, size, _ in self._members_of(archive)}
+            except AcquisitionError as exc:
+                self.error = exc.message
+            except _read_errors() as exc:
+                self.error = f"{self.dir.name}: cannot list its members: {exc}"
+        return dict(self._listing)
+
+    def member_blobs(self, wanted: set[str]) -> dict[str, str]:
+        """Git blob SHA of each wanted archive member (one pass; members over the member
+        limit and absent ones are left out)."""
+        import hashlib
+
+        out: dict[str, str] = {}
+        if not wanted:
+            return out
+        try:
+            with self.store.lock("wheel-" + self.dir.name):
+                for name, size, opener in self._members_of(self._archive()):
+                    if name not in wanted or size > MAX_MEMBER_BYTES:
+                        continue
+                    fh = opener()
+                    if fh is None:
+                        continue
+                    h = hashlib.sha1(b"blob %d\0" % size)
+                    with fh:  # type: ignore[attr-defined]
+                        for chunk in _chunks(fh):
+                            h.update(chunk)
+                    out[name] = h.hexdigest()
+        except AcquisitionError as exc:
+            self.error = exc.message
+        except _read_errors() as exc:
+            self.error = f"{self.dir.name}: cannot read its members: {exc}"
+        return out
+
+    def requires_dist(self) -> list[str]:
+        """The archive's `Requires-Dist` entries, as written in its core metadata
+        (`*.dist-info/METADATA` of a wheel, `PKG-INFO` of an sdist); [] when the
+        archive is unavailable (`self.error` says why). Kept next to the manifest
+        (`metadata.json`), by the archive's sha256."""
+        rec = self._record()
+        cached = self.store.read_json(self.dir / METADATA_RECORD)
+        if rec and isinstance(cached, dict) and cached.get("sha256") == rec["sha256"] \
+                and (self.dir / rec["file"]).is_file():
+            self.archive_sha256 = self.archive_sha256 or rec["sha256"]
+        if (isinstance(cached, dict) and cached.get("sha256") == self.archive_sha256
+                and isinstance(cached.get("requires_dist"), list)
+                and all(isinstance(x, str) for x in cached["requires_dist"])):
+            return list(cached["requires_dist"])
+        try:
+            with self.store.lock("wheel-" + self.dir.name):
+                archive = self._archive()
+                text = self._metadata_text(archive)
+                self.archive_sha256 = (self._record() or {}).get("sha256")
+        except AcquisitionError as exc:
+            self.error = exc.message
+            return []
+        except _read_errors() as exc:
+            self.error = f"{self.dir.name}: cannot read its metadata: {exc}"
+            return []
+        from email.parser import HeaderParser
+
+        reqs = [str(v).strip() for v in
+                HeaderParser().parsestr(text).get_all("Requires-Dist") or []]
+        self.store.write_json(self.dir / METADATA_RECORD,
+                              {"sha256": self.archive_sha256, "requires_dist": reqs})
+        return reqs
+
+    def _metadata_text(self, archive: Path) -> str:
+        """The core metadata of the archive (bounded: 4 MiB)."""
+        limit = 4 << 20
+        if archive.name.endswith((".whl", ".zip")):
+            import zipfile
+
+            with zipfile.ZipFile(archive) as zf:
+                names = [n for n in zf.namelist()
+                         if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
+                if not names:
+                    names = [n for n in zf.namelist() if n.count("/") == 1
+                             and n.endswith("/PKG-INFO")]
+                if not names:
+                    return ""
+                with zf.open(sorted(names)[0]) as fh:
+                    return fh.read(limit).decode("utf-8", "replace")
+        import tarfile
+
+        with tarfile.open(archive, "r:*") as tf:
+            for m in tf:
+                if m.isfile() and m.name.count("/") == 1 and m.name.endswith("/PKG-INFO"):
+                    fh = tf.extractfile(m)
+                    return "" if fh is None else fh.read(limit).decode("utf-8", "replace")
+        return ""
 
     def read(self, path: str) -> bytes | None:
         """Bytes of a mapped member; a missing or corrupt cached blob is re-extracted."""

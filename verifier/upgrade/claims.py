@@ -1,26 +1,62 @@
-"""Claims re-run against the new version: the verdicts that change.
+"""Claims re-run against the new version: the verdicts that change, static and runtime.
 
-Both runs use `run_check` (claims-core contract): once with the project as
-pinned, once with the in-memory project whose pins point at the new version."""
+Both sides run the same stages the main job runs: `check_claims` (claims-core
+contract), then, unless `--runtime none`, `runtime.confirm` with the same mode,
+sample and seed (so the same checks run on both sides), once with the project as
+pinned and its pinned environments, once with the in-memory project whose pins
+point at the new version; its environments are built in the cache like any
+pinned one (`verifier env`). A claim is listed when its final verdict changes or
+its runtime result changes status (a static verdict that a runtime refutation
+overrides, a runtime check that starts failing): both facts are kept, and the
+static verdicts and runtime results of both sides beside them."""
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from verifier.upgrade.model import CODES, ClaimChange, ClaimsRun
+from verifier.upgrade.model import CODES, ClaimChange, ClaimsRun, RuntimeSide
 
 if TYPE_CHECKING:
+    from verifier.claims.loader import LoadedClaim
     from verifier.project import LessonDoc, Project
     from verifier.results import ClaimResult
+
+
+@dataclass
+class Side:
+    """One side's results: final (static merged with runtime) and static, by claim id."""
+
+    final: dict[tuple[str, str, str], "ClaimResult"] = field(default_factory=dict)
+    static: dict[tuple[str, str, str], "ClaimResult"] = field(default_factory=dict)
+    paths: dict[tuple[str, str, str], str | None] = field(default_factory=dict)
+    environments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Outcome:
+    run: ClaimsRun
+    changes: list[ClaimChange]
+    new: Side
 
 
 def _key(r: "ClaimResult") -> tuple[str, str, str]:
     return (r.course or "", r.lesson, r.id)
 
 
-def diff_results(old: list["ClaimResult"], new: list["ClaimResult"]) -> list[ClaimChange]:
-    """Claims whose verdict differs (a claim only one side has counts as changed)."""
+def _rt(r: "ClaimResult | None") -> RuntimeSide | None:
+    if r is None or r.runtime is None:
+        return None
+    return RuntimeSide(status=r.runtime.status, value=r.runtime.value,
+                       message=r.runtime.message)
+
+
+def diff_results(old: list["ClaimResult"], new: list["ClaimResult"],
+                 old_static: dict | None = None, new_static: dict | None = None,
+                 paths: dict | None = None) -> list[ClaimChange]:
+    """Claims whose verdict or runtime status differs (a claim only one side has counts
+    as changed)."""
     olds = {_key(r): r for r in old}
     news = {_key(r): r for r in new}
     out: list[ClaimChange] = []
@@ -28,17 +64,23 @@ def diff_results(old: list["ClaimResult"], new: list["ClaimResult"]) -> list[Cla
         o, n = olds.get(key), news.get(key)
         ov = o.verdict.value if o else "absent"
         nv = n.verdict.value if n else "absent"
-        if ov == nv:
+        ort, nrt = _rt(o), _rt(n)
+        runtime_moved = (ort.status if ort else None) != (nrt.status if nrt else None)
+        if ov == nv and not runtime_moved:
             continue
         ref = n or o
         assert ref is not None
+        os_, ns_ = (old_static or {}).get(key), (new_static or {}).get(key)
         change = ClaimChange(
             id=ref.id, course=ref.course, lesson=ref.lesson, kind=ref.kind,
             old_verdict=ov, new_verdict=nv, expected=ref.expected,
             old_actual=o.actual if o else None, new_actual=n.actual if n else None,
-            old_message=o.message if o else None, new_message=n.message if n else None)
-        out.append(change.model_copy(update={
-            "code": CODES["claim-changed" if change.decided else "claim-unchecked"]}))
+            old_message=o.message if o else None, new_message=n.message if n else None,
+            path=(paths or {}).get(key) or (ref.evidence.path if ref.evidence else None),
+            upstream=ref.upstream,
+            old_static=os_.verdict.value if os_ else None,
+            new_static=ns_.verdict.value if ns_ else None, old_runtime=ort, new_runtime=nrt)
+        out.append(change.model_copy(update={"code": CODES[change.category]}))
     return out
 
 
@@ -56,19 +98,94 @@ def _relabel(results: list["ClaimResult"], stand_in: str | None,
     return out
 
 
+def _side(project: "Project", lessons: "list[LessonDoc]", upstreams: list[str], runtime: str,
+          sample, seed: int, stand_in: str | None = None, label: str = "") -> Side:
+    from verifier.claims.check import check_claims
+
+    pairs: list[tuple["LoadedClaim", "ClaimResult"]] = []
+    for name in upstreams:
+        pairs.extend(check_claims(project, lessons, upstream=name))
+    side = Side()
+    static = [r for _, r in pairs]
+    final = static
+    if runtime != "none" and pairs:
+        from verifier.runtime import confirm
+
+        final, record = confirm(project, pairs, mode=runtime, sample=sample, seed=seed)
+        for env in record.get("environments", []):
+            reqs = ", ".join(env.get("requirements", []))
+            side.environments.append(f"{env.get('upstream')}: {env.get('env') or 'no env'} "
+                                     f"({reqs}; {env.get('checks', 0)} check(s))"
+                                     + (f": {env['note']}" if env.get("note") else ""))
+        final, note = _retry_timeouts(project, pairs, final)
+        if note:
+            side.environments.append(note)
+    for lc, r in zip((lc for lc, _ in pairs), _relabel(final, stand_in, label)):
+        side.final[_key(r)] = r
+        side.paths[_key(r)] = lc.claim.path
+    for r in _relabel(static, stand_in, label):
+        side.static[_key(r)] = r
+    return side
+
+
+RETRY_FACTOR = 10
+RETRY_CAP = 900.0
+
+
+def _timed_out(r: "ClaimResult") -> bool:
+    rt = r.runtime
+    return rt is not None and rt.status == "error" and (rt.message or "").startswith("timed out")
+
+
+def _retry_timeouts(project: "Project", pairs: list, final: list["ClaimResult"]
+                    ) -> tuple[list["ClaimResult"], str]:
+    """Checks that ran out of time once more, with a longer limit (x10, at most 15 min):
+    an environment built for the upgrade starts cold (Warp compiles a kernel module on
+    its first use: 2.5 min for one Newton module on a loaded 2-CPU machine, over a
+    check's 60 s), and a compiled module is kept for every later check."""
+    import dataclasses
+
+    from verifier.runtime import confirm
+
+    again = [i for i, r in enumerate(final) if _timed_out(r)]
+    if not again:
+        return final, ""
+    retry = []
+    for i in again:
+        lc, static = pairs[i]
+        rt = lc.claim.runtime
+        longer = rt.model_copy(update={"timeout": min(rt.timeout * RETRY_FACTOR, RETRY_CAP)})
+        retry.append((dataclasses.replace(lc, claim=lc.claim.model_copy(
+            update={"runtime": longer})), static))
+    got, _ = confirm(project, retry, mode="all")
+    out = list(final)
+    for i, r in zip(again, got):
+        out[i] = r
+    still = sum(1 for r in got if _timed_out(r))
+    return out, (f"{len(again)} check(s) timed out and ran again with a {RETRY_FACTOR}x time "
+                 f"limit (a cold environment compiles on first use); {still} timed out again")
+
+
 def rerun(old_project: "Project", new_project: "Project", lessons: "list[LessonDoc]",
-          upstream: str, stand_in: str | None = None,
-          label: str = "") -> tuple[ClaimsRun, list[ClaimChange]]:
-    from verifier.claims.check import run_check
+          upstreams: list[str], *, runtime: str = "none", sample=None, seed: int = 0,
+          stand_in: str | None = None, label: str = "") -> Outcome:
+    old = _side(old_project, lessons, upstreams, runtime, sample, seed)
+    new = _side(new_project, lessons, upstreams, runtime, sample, seed, stand_in, label)
+    changes = diff_results(list(old.final.values()), list(new.final.values()),
+                           old.static, new.static, {**old.paths, **new.paths})
+    rt_changed = sum(1 for c in changes
+                     if (c.old_runtime.status if c.old_runtime else None)
+                     != (c.new_runtime.status if c.new_runtime else None))
+    run = ClaimsRun(
+        ran=True, old_total=len(old.final), new_total=len(new.final),
+        changed=sum(1 for c in changes if c.category == "claim-changed"),
+        unchecked=sum(1 for c in changes if c.category == "claim-unchecked"),
+        old_verdicts=dict(sorted(Counter(r.verdict.value for r in old.final.values()).items())),
+        new_verdicts=dict(sorted(Counter(r.verdict.value for r in new.final.values()).items())),
+        runtime=runtime, runtime_changed=rt_changed,
+        environments=[f"old {e}" for e in old.environments]
+        + [f"new {e}" for e in new.environments])
+    return Outcome(run, changes, new)
 
-    old = run_check(old_project, lessons, upstream=upstream)
-    new = _relabel(run_check(new_project, lessons, upstream=upstream), stand_in, label)
-    changes = diff_results(old, new)
-    return ClaimsRun(ran=True, old_total=len(old), new_total=len(new),
-                     changed=sum(1 for c in changes if c.decided),
-                     unchecked=sum(1 for c in changes if not c.decided),
-                     old_verdicts=dict(sorted(Counter(r.verdict.value for r in old).items())),
-                     new_verdicts=dict(sorted(Counter(r.verdict.value for r in new).items()))), changes
 
-
-__all__ = ["diff_results", "rerun"]
+__all__ = ["diff_results", "rerun", "Outcome"]

@@ -1,291 +1,34 @@
 """`verifier upgrade UPSTREAM --to REF`: what breaks when one pin moves.
 
 The old side is the project as pinned; the new side is an in-memory project
-whose pins point at the new version (see target.py). Every comparison reads
-the old file from the old side and the new file from the new side, each at its
-own identity; a file that either side cannot serve is reported `unavailable`,
-never compared with another version."""
+whose pins point at the new version (target.py). In order: the cited files are
+resolved at the old pin; the new version is acquired (a git tree, or the
+release's wheels with their map planned across packaging changes, or only its
+release surface); every cited permalink is followed (compare.py); the claims
+are re-run on both sides, runtime included (claims.py); the release surface of
+the names the lessons use is compared (surface.py); then what is left: the
+pins.toml diff of the new map, what a wheel without a home leaves unassessed,
+what only git can decide (with the commands). `--write` applies the mechanical
+part through one function (`write.apply`)."""
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
-from verifier.errors import AcquisitionError, UsageError
-from verifier.lessons import github_links
-from verifier.permalinks import GitHubLink
+from verifier.errors import UsageError
 from verifier.pins import Upstream, dump_lock
-from verifier.project import LessonDoc, Project
-from verifier.sources.gitstore import PartialClone
-from verifier.sources.models import SourceFile
-from verifier.sources.wheel import WheelSource
+from verifier.project import Project
 from verifier.upgrade import claims as claims_mod
 from verifier.upgrade import write as writer
-from verifier.upgrade.fingerprint import fingerprint, split_lines
-from verifier.upgrade.linemap import LineMap, from_alignment, from_git_diff
-from verifier.upgrade.model import (CODES, FileChange, LessonUpgrade, LinkChange, LinkStatus,
-                                    UpgradeReport, VersionIdentity, Written)
-from verifier.upgrade.relocate import Relocation, relocate
-from verifier.upgrade.renames import git_renames, similar_file
+from verifier.upgrade.compare import Cited, Compare, lesson_links
+from verifier.upgrade.model import (ClaimChange, ClaimsRun, LessonUpgrade, LinkChange,
+                                    LinkStatus, NeedsGit, Surface, Unassessed, UpgradeReport,
+                                    VersionIdentity, WheelEntry, WheelMap, Written)
 from verifier.upgrade.target import Target, resolve_target
 
-
-@dataclass
-class _Cited:
-    lesson: LessonDoc
-    line: int
-    link: GitHubLink
-
-
-def _lesson_links(lesson: LessonDoc, up: Upstream) -> list[_Cited]:
-    out = []
-    for ref, gl in github_links(lesson.text):
-        if gl.slug.lower() == up.slug.lower() and gl.ref == up.commit:
-            out.append(_Cited(lesson, ref.line, gl))
-    return out
-
-
-def _wheel_files(project: Project, up: Upstream) -> dict[str, str]:
-    files: dict[str, str] = {}
-    for w in up.wheel:
-        if w.map:
-            files.update(WheelSource(project.store, w, offline=project.config.offline,
-                                     index_url=project.config.index_url).files())
-    return files
-
-
-def _new_url(gl: GitHubLink, commit: str, path: str, start: int | None, end: int | None) -> str:
-    base = gl.url.split("#", 1)[0]
-    if path == gl.path and f"/{gl.ref}/" in base:
-        base = base.replace(f"/{gl.ref}/", f"/{commit}/", 1)
-    else:
-        base = (f"https://github.com/{gl.owner}/{gl.repo}/{gl.kind}/{commit}/"
-                + quote(path, safe="/"))
-    if start is None:
-        return base if "#" not in gl.url else f"{base}#{gl.fragment}"
-    if gl.end is None and end == start:
-        return f"{base}#L{start}"
-    return f"{base}#L{start}-L{end}"
-
-
-class _Compare:
-    """Per-run state: old/new files, renames, line maps; relocations cached per range."""
-
-    def __init__(self, project: Project, target: Target, up: Upstream) -> None:
-        self.project = project
-        self.target = target
-        self.up = up
-        self.name = up.name
-        self.new_up = target.upstream
-        self.git_dir: str | None = None
-        if (isinstance(target.repo, PartialClone) and not project.config.offline
-                and not target.repo.has_commit(up.commit)):
-            try:   # reads never fetch lazily: fetch the old pin into the clone explicitly
-                target.repo.ensure_commit(up.commit)
-            except AcquisitionError:
-                pass
-        if target.repo is not None and target.repo.has_commit(up.commit):
-            self.git_dir = str(Path(target.repo.repo.git_dir))
-        self.files: dict[str, FileChange] = {}
-        self._new_path: dict[str, str | None] = {}
-        self._renames: dict[str, tuple[str | None, int | None]] | None = None
-        self._reloc: dict[tuple[str, int, int], tuple[Relocation, str]] = {}
-        self._new_files: dict[str, str] | None = None
-        self._maps: dict[tuple[str, str], LineMap] = {}
-        self._old_known: set[str] | None = None
-        self._old_wheel: dict[str, str] | None = None
-        self.notes: list[str] = []
-
-    # ---------------------------------------------------------------- listings
-    def new_files(self) -> dict[str, str]:
-        """path -> blob of every file of the new version (git tree, or the new wheels)."""
-        if self._new_files is None:
-            if self.target.repo is not None:
-                self._new_files = self.target.repo.tree(self.new_up.commit)
-            else:
-                self._new_files = _wheel_files(self.target.project, self.new_up)
-        return self._new_files
-
-    def old_known(self) -> set[str]:
-        if self._old_known is None:
-            self._old_known = set(self.project.sources.known_paths(self.name))
-        return self._old_known
-
-    def old_wheel(self) -> dict[str, str]:
-        if self._old_wheel is None:
-            self._old_wheel = _wheel_files(self.project, self.up)
-        return self._old_wheel
-
-    # ---------------------------------------------------------------- files
-    def old(self, path: str) -> tuple[SourceFile, str | None]:
-        return self.project.sources.text(self.name, path)
-
-    def new(self, path: str) -> tuple[SourceFile, str | None]:
-        return self.target.project.sources.text(self.name, path)
-
-    def new_path(self, path: str) -> str | None:
-        """Where the cited file lives at the new version (None: deleted or unknown)."""
-        if path in self._new_path:
-            return self._new_path[path]
-        result: str | None = None
-        if path in self.new_files():
-            result = path
-        elif self.git_dir is not None:
-            if self._renames is None:
-                self._renames = git_renames(self.git_dir, self.up.commit, self.new_up.commit)
-            dest, sim = self._renames.get(path, (None, None))
-            if dest is not None:
-                result = dest
-                self.files[path] = FileChange(path=path, status="renamed", new_path=dest,
-                                              similarity=sim, method="git-rename",
-                                              code=CODES["renamed"])
-            else:
-                self.files[path] = FileChange(path=path, status="deleted", method="git-rename",
-                                              detail=f"not in the tree at "
-                                                     f"{self.new_up.commit[:7]}; git finds no "
-                                                     "rename", code=CODES["deleted"])
-        elif self.target.repo is not None or path in self.old_wheel():
-            # the new listing is authoritative for this path: look for a renamed copy
-            sf, _ = self.old(path)
-            data = self.project.sources.read(sf)
-            if data is None:
-                self.files[path] = FileChange(
-                    path=path, status="deleted", code=CODES["deleted"],
-                    detail=f"absent at the new version; the old file is {sf.status.value}, so "
-                           "no rename could be looked for")
-            else:
-                candidates = {p: b for p, b in self.new_files().items()
-                              if p not in self.old_known() and p not in self.old_wheel()}
-                hit = similar_file(path, data, candidates, self._read_new_blob)
-                if hit is not None:
-                    result = hit[0]
-                    self.files[path] = FileChange(path=path, status="renamed", new_path=hit[0],
-                                                  similarity=hit[1], method=hit[2],
-                                                  code=CODES["renamed"])
-                else:
-                    where = ("the new tree" if self.target.repo is not None
-                             else "the new wheel")
-                    self.files[path] = FileChange(
-                        path=path, status="deleted", method="similarity", code=CODES["deleted"],
-                        detail=f"absent from {where}; no file of it is ≥50% similar")
-        else:
-            self.files[path] = FileChange(
-                path=path, status="unavailable", code=CODES["unavailable"],
-                detail="not in the new version's wheel and no git tree of the new version: "
-                       "cannot tell whether it changed")
-        self._new_path[path] = result
-        return result
-
-    def _read_new_blob(self, path: str) -> bytes | None:
-        blob = self.new_files().get(path)
-        if blob is None:
-            return None
-        data = self.project.store.get_blob(blob)
-        if data is None and self.target.repo is not None:
-            data = self.target.repo.read_blob(blob)
-        return data
-
-    # ---------------------------------------------------------------- ranges
-    def relocate(self, path: str, new_path: str, start: int, end: int) -> tuple[Relocation, str]:
-        key = (path, start, end)
-        if key in self._reloc:
-            return self._reloc[key]
-        osf, otext = self.old(path)
-        nsf, ntext = self.new(new_path)
-        assert otext is not None and ntext is not None
-        lm = self._linemap(path, osf, nsf, otext, ntext)
-        if osf.blob and osf.blob == nsf.blob:
-            fp = fingerprint(otext, start, end)
-            if fp is None:
-                rel = relocate(otext, ntext, start, end, old_path=path, new_path=new_path)
-            else:
-                status = LinkStatus.UNCHANGED if new_path == path else LinkStatus.MOVED
-                rel = Relocation(status, start, end, method="same-blob", old_fingerprint=fp,
-                                 new_fingerprint=fp)
-        else:
-            rel = relocate(otext, ntext, start, end, old_path=path, new_path=new_path,
-                           linemap=lm, old_data=self.project.sources.read(osf),
-                           new_data=self.target.project.sources.read(nsf))
-        self._reloc[key] = (rel, new_path)
-        return self._reloc[key]
-
-    def _linemap(self, path: str, osf: SourceFile, nsf: SourceFile, otext: str,
-                 ntext: str) -> LineMap | None:
-        """One line map per pair of file versions (git diff hunks, else an alignment)."""
-        if not (osf.blob and nsf.blob) or osf.blob == nsf.blob:
-            return None
-        key = (osf.blob, nsf.blob)
-        if key not in self._maps:
-            lm: LineMap | None = None
-            if self.git_dir:
-                try:
-                    lm = from_git_diff(self.git_dir, osf.blob, nsf.blob,
-                                       len(split_lines(otext)), len(split_lines(ntext)))
-                except AcquisitionError as exc:
-                    self.notes.append(f"{path}: {exc.message}; using a sequence alignment")
-            if lm is None:
-                lm = from_alignment(split_lines(otext), split_lines(ntext))
-            self._maps[key] = lm
-        return self._maps[key]
-
-    def link(self, c: _Cited, commit_known: bool) -> LinkChange:
-        gl = c.link
-        base = dict(course=c.lesson.course, lesson=c.lesson.path, line=c.line, url=gl.url,
-                    path=gl.path or "", start=gl.start, end=gl.end or gl.start)
-
-        def make(status: LinkStatus, **kw) -> LinkChange:
-            return LinkChange(**base, status=status, code=status.code, **kw)
-
-        if gl.kind not in ("blob", "raw") or not gl.path or gl.hostile_path:
-            return make(LinkStatus.SKIPPED, detail=f"{gl.kind} link: not a file permalink this "
-                                                   "upgrade can follow; update it by hand")
-        if gl.fragment and gl.start is None:
-            return make(LinkStatus.SKIPPED, detail=f"fragment #{gl.fragment} is not a line "
-                                                   "range; update it by hand")
-        osf, otext = self.old(gl.path)
-        if otext is None:
-            return make(LinkStatus.UNAVAILABLE, detail=f"old version: {osf.status.value} "
-                                                       f"({osf.detail})")
-        new_path = self.new_path(gl.path)
-        if new_path is None:
-            fc = self.files.get(gl.path)
-            if fc is not None and fc.status == "unavailable":
-                return make(LinkStatus.UNAVAILABLE, detail=f"new version: {fc.detail}")
-            return make(LinkStatus.DELETED, detail=fc.detail if fc else "file is gone")
-        nsf, ntext = self.new(new_path)
-        if ntext is None:
-            detail = nsf.detail
-            if self.target.identity.commit is None:  # never show the stand-in commit
-                detail = detail.replace(self.new_up.commit[:7], "the new release")
-            return make(LinkStatus.UNAVAILABLE, new_path=new_path,
-                        detail=f"new version: {nsf.status.value} ({detail})")
-        renamed = new_path != gl.path
-        if gl.start is None:  # a whole-file link: the cited content is the file
-            if osf.blob == nsf.blob:
-                status = LinkStatus.MOVED if renamed else LinkStatus.UNCHANGED
-                url = _new_url(gl, self.new_up.commit, new_path, None, None)
-                return make(status, new_path=new_path, method="same-blob",
-                            new_url=url if commit_known else None, rewritable=commit_known)
-            return make(LinkStatus.CHANGED, new_path=new_path,
-                        detail="whole-file link and the file changed; review it" +
-                               (f" (renamed to {new_path})" if renamed else ""))
-        rel, _ = self.relocate(gl.path, new_path, gl.start, gl.end or gl.start)
-        detail = rel.detail
-        if renamed:
-            detail = (f"file renamed to {new_path}; " + detail).rstrip("; ")
-        if rel.status in (LinkStatus.UNCHANGED, LinkStatus.MOVED):
-            url = _new_url(gl, self.new_up.commit, new_path, rel.start, rel.end)
-            return make(rel.status, new_path=new_path, new_start=rel.start, new_end=rel.end,
-                        method=rel.method, old_fingerprint=rel.old_fingerprint,
-                        new_fingerprint=rel.new_fingerprint,
-                        new_url=url if commit_known else None, rewritable=commit_known,
-                        detail=detail)
-        return make(rel.status, new_path=new_path if rel.status != LinkStatus.SKIPPED else None,
-                    suggested=rel.suggested, method=rel.method, symbol=rel.symbol,
-                    old_fingerprint=rel.old_fingerprint, new_fingerprint=rel.new_fingerprint,
-                    detail=detail, diff=rel.diff or [])
+CLASSIFIED = (LinkStatus.UNCHANGED, LinkStatus.MOVED, LinkStatus.CHANGED)
 
 
 def _old_identity(project: Project, up: Upstream) -> VersionIdentity:
@@ -293,16 +36,34 @@ def _old_identity(project: Project, up: Upstream) -> VersionIdentity:
                            identity="pin", wheels=[w.requirement for w in up.wheel])
 
 
+def _old_blob(project: Project, up: Upstream, path: str) -> str | None:
+    """The pin's blob of `path` when it is known (lock, or a file served pinned)."""
+    blob = project.lock.blob(up, path)
+    if blob:
+        return blob
+    sf = project.sources.resolve(up.name, path, needed=False)
+    return sf.blob if sf.status.value == "pinned" else None
+
+
 def run_upgrade(project: Project, upstream: str, ref: str, *, commit: str | None = None,
                 version: str | None = None, via: str = "auto", course: str | None = None,
                 lesson_paths: list[str] | None = None, write: bool = False,
-                claims: bool = True) -> UpgradeReport:
+                claims: bool = True, runtime: str = "none", sample=None, seed: int = 0,
+                surface: bool = True) -> UpgradeReport:
     # what the analysis reads, fingerprinted now: `--write` refuses when any of it changes
     snapshot = writer.Snapshot.take(project) if write else None
     if write:
         writer.preflight(project)       # an unwritable target fails now, not after the work
     up = project.pins.get(upstream)
-    target = resolve_target(project, upstream, ref, commit=commit, version=version, via=via)
+    lessons = project.lessons(lesson_paths, course=course)
+    cited: list[Cited] = []
+    for ld in lessons:
+        cited.extend(lesson_links(ld, up))
+    # one round trip for every cited file at the old pin
+    paths = sorted({c.link.path for c in cited if c.link.path and not c.link.hostile_path})
+    project.sources.resolve_many([(upstream, p) for p in paths])
+    target = resolve_target(project, upstream, ref, commit=commit, version=version, via=via,
+                            cited=set(paths), old_blob=lambda p: _old_blob(project, up, p))
     new_id = target.identity
     commit_known = new_id.commit is not None
     if write and not commit_known:
@@ -313,28 +74,28 @@ def run_upgrade(project: Project, upstream: str, ref: str, *, commit: str | None
     if write and new_id.version is None:
         raise UsageError(f"--write needs the version of {upstream} at {ref}: pass --version V")
 
-    lessons = project.lessons(lesson_paths, course=course)
-    cmp = _Compare(project, target, up)
-    cited: list[_Cited] = []
-    for ld in lessons:
-        cited.extend(_lesson_links(ld, up))
-    # one round trip per side for every cited file
-    paths = sorted({c.link.path for c in cited if c.link.path and not c.link.hostile_path})
-    project.sources.resolve_many([(upstream, p) for p in paths])
-
+    cmp = Compare(project, target, up)
+    if not target.surface_only:
+        target.project.sources.resolve_many([(upstream, p) for p in paths])
     by_lesson: dict[tuple[str, str], list[LinkChange]] = {}
     read_only = {name for name in project.pins.course
                  if (co := project.known_checkout(name)) is not None and not co.writable}
     for c in cited:
-        ch = cmp.link(c, commit_known)
-        by_lesson.setdefault((c.lesson.course, c.lesson.path), []).append(ch)
+        by_lesson.setdefault((c.lesson.course, c.lesson.path), []).append(
+            cmp.link(c, commit_known))
 
     stand_in = target.upstream.commit if new_id.commit is None else None
     label = f"{new_id.version} (release, commit unknown)"
-    claims_run, changes = (claims_mod.rerun(project, target.project, lessons, upstream,
-                                            stand_in, label) if claims
-                           else (claims_mod.ClaimsRun(ran=False, reason="--no-claims"), []))
-    claims_by: dict[tuple[str, str], list] = {}
+    upstreams = [upstream, *sorted(target.co_pinned or {})]
+    outcome = None
+    if claims:
+        outcome = claims_mod.rerun(project, target.project, lessons, upstreams,
+                                   runtime=runtime, sample=sample, seed=seed,
+                                   stand_in=stand_in, label=label)
+        claims_run, changes = outcome.run, [_mark(ch, cmp, target) for ch in outcome.changes]
+    else:
+        claims_run, changes = ClaimsRun(ran=False, reason="--no-claims"), []
+    claims_by: dict[tuple[str, str], list[ClaimChange]] = {}
     for ch in changes:
         claims_by.setdefault((ch.course or "", ch.lesson), []).append(ch)
 
@@ -344,23 +105,171 @@ def run_upgrade(project: Project, upstream: str, ref: str, *, commit: str | None
         lesson_reports.append(LessonUpgrade(course=key[0], lesson=key[1],
                                             read_only=key[0] in read_only, links=links,
                                             claims=claims_by.get(key, [])))
+    all_links = [lk for ls in lesson_reports for lk in ls.links]
+    surf = Surface(ran=False, reason="--no-surface")
+    if surface:
+        from verifier.upgrade.surface import compare_surface
+
+        surf = compare_surface(project, target.project, lessons, upstream)
+
     notes = list(cmp.notes)
     if new_id.identity == "release":
         notes.append(f"new version read from {new_id.provider} (release identity: files of "
-                     "the release's wheel, no git tree); files outside the wheel are "
-                     "unavailable at the new version")
+                     "the release, no git tree); files no wheel of it serves are unavailable "
+                     "at the new version")
     for name in sorted(read_only & {ls.course for ls in lesson_reports}):
         notes.append(f"course {name} is git-hosted: its lessons are read-only here and are "
                      "never rewritten")
+    for name, other in sorted((target.co_pinned or {}).items()):
+        notes.append(f"upstream {name}'s environment pins the same distribution: its runtime "
+                     f"becomes {', '.join(other.runtime)} and its claims are re-run too")
 
-    report = UpgradeReport(upstream=upstream, ref=ref, old=_old_identity(project, up),
-                           new=new_id, files=sorted(cmp.files.values(), key=lambda f: f.path),
-                           lessons=lesson_reports, claims=claims_run, notes=notes)
+    report = UpgradeReport(
+        upstream=upstream, ref=ref, old=_old_identity(project, up), new=new_id,
+        files=sorted(cmp.files.values(), key=lambda f: f.path), lessons=lesson_reports,
+        claims=claims_run, wheel_map=_wheel_map(project, up, target),
+        unassessed=_unassessed(target, all_links, outcome, cmp),
+        needs_git=_needs_git(up, target, all_links, outcome, cmp), surface=surf,
+        coverage=_coverage(all_links, cmp, target), notes=notes)
     if write:
         assert snapshot is not None
         snapshot.add_lessons(lessons)
         report = _write(project, target, up, report, paths, snapshot)
     return _finish(report)
+
+
+# --------------------------------------------------------------------------- sections
+
+def _mark(ch: ClaimChange, cmp: Compare, target: Target) -> ClaimChange:
+    """A claim the new version cannot check: because a wheel has no home (lost), or
+    because only git serves its file there."""
+    if (ch.category != "claim-unchecked" or not ch.path or ch.new_verdict != "unavailable"
+            or ch.upstream not in (None, cmp.name)):
+        return ch
+    lost = cmp.lost_reason(ch.path)
+    if lost is not None:
+        return ch.model_copy(update={"lost": lost[0]})
+    if target.repo is None and not _served_new(cmp, ch.path):
+        return ch.model_copy(update={"needs_git": True})
+    return ch
+
+
+def _served_new(cmp: Compare, path: str) -> bool:
+    if cmp.target.surface_only:
+        return False
+    sf = cmp.target.project.sources.resolve(cmp.name, path, needed=False)
+    return sf.status.usable
+
+
+def _wheel_map(project: Project, up: Upstream, target: Target) -> WheelMap | None:
+    plan = target.plan
+    if plan is None and not target.co_pinned and target.repo is not None:
+        return None
+    pins_path = project.pins.path
+    diff: list[str] = []
+    if pins_path is not None and pins_path.is_file():
+        text = pins_path.read_text(encoding="utf-8")
+        new_text, _ = writer.edit_pins(text, pins_path, up, target.upstream,
+                                       others=target.co_pinned, removed=_removed(up, target))
+        if target.identity.commit is None:
+            new_text = new_text.replace(target.upstream.commit,
+                                        f"<commit of {target.upstream.version}: --commit SHA>")
+        diff = list(difflib.unified_diff(text.splitlines(), new_text.splitlines(),
+                                         "pins.toml", "pins.toml (--write)", n=1, lineterm=""))
+    if plan is None:
+        return WheelMap(changed=bool(target.co_pinned), pins_diff=diff,
+                        wheels=[WheelEntry(requirement=w.requirement,
+                                           map=[r.model_dump(exclude_none=True) for r in w.map])
+                                for w in target.upstream.wheel])
+    return WheelMap(changed=plan.changed or bool(target.co_pinned), followed=plan.followed,
+                    discovered=[why for _, _, why in plan.discovered], pins_diff=diff,
+                    wheels=[WheelEntry(requirement=w.requirement,
+                                       map=[r.model_dump(exclude_none=True) for r in w.map])
+                            for w in plan.wheels])
+
+
+def _removed(up: Upstream, target: Target) -> dict[str, str]:
+    if target.plan is None:
+        return {}
+    by_name = {lw.requirement.split("==")[0].lower(): lw.reason for lw in target.plan.lost}
+    return {w.requirement: by_name[w.name.lower()] for w in up.wheel
+            if w.name.lower() in by_name}
+
+
+def _unassessed(target: Target, links: list[LinkChange], outcome, cmp: Compare
+                ) -> list[Unassessed]:
+    if target.plan is None or target.repo is not None:
+        return []
+    out = []
+    for lw in target.plan.lost:
+        mine = [lk for lk in links if lk.lost == lw.requirement]
+        lessons: Counter[str] = Counter(f"{lk.course}/{lk.lesson}" for lk in mine)
+        claims: list[str] = []
+        if outcome is not None:
+            for key, r in sorted(outcome.new.final.items()):
+                path = outcome.new.paths.get(key) or (r.evidence.path if r.evidence else None)
+                if r.verdict.value == "unavailable" and path:
+                    lost = cmp.lost_reason(path)
+                    if lost is not None and lost[0] == lw.requirement:
+                        claims.append(r.id)
+                        lessons[f"{r.course}/{r.lesson}"] += 1
+        out.append(Unassessed(requirement=lw.requirement, reason=lw.reason,
+                              rules=[f"{r.wheel} -> {r.repo}" for r in lw.rules],
+                              links=len(mine), claims=claims,
+                              lessons=dict(sorted(lessons.items()))))
+    return out
+
+
+def _tag(up: Upstream, version: str | None) -> str:
+    if version is None:
+        return "<tag of the new version>"
+    if up.tag and up.version and up.version in up.tag:
+        return up.tag.replace(up.version, version)
+    return f"v{version}"
+
+
+def _needs_git(up: Upstream, target: Target, links: list[LinkChange], outcome,
+               cmp: Compare) -> NeedsGit | None:
+    if target.repo is not None:
+        return None
+    mine = [lk for lk in links if lk.needs_git]
+    files: Counter[str] = Counter(lk.path for lk in mine)
+    n_claims = 0
+    if outcome is not None:
+        for key, r in outcome.new.final.items():
+            path = outcome.new.paths.get(key) or (r.evidence.path if r.evidence else None)
+            if (r.upstream == up.name and r.verdict.value == "unavailable" and path
+                    and cmp.lost_reason(path) is None and not _served_new(cmp, path)):
+                n_claims += 1
+    if not mine and not n_claims:
+        return None
+    tag = _tag(up, target.identity.version)
+    return NeedsGit(
+        files=dict(sorted(files.items())), links=len(mine), claims=n_claims,
+        command=(f"verifier upgrade {up.name} --to {tag} --via git   # where git reaches "
+                 f"{up.repo} (online, or VERIFIER_MIRRORS=\"{up.name}=<a clone holding "
+                 f"{tag}>\")"),
+        diff_command=f"git -C <clone of {up.repo}> diff {up.commit[:12]} {tag} -- <path>")
+
+
+def _coverage(links: list[LinkChange], cmp: Compare, target: Target) -> dict:
+    """Cited line ranges in files the new version serves, and how many are classified
+    (unchanged, moved or changed: never a silent rewrite of a changed one)."""
+    if target.surface_only:
+        return {"served_ranges": 0, "classified": 0, "percent": None,
+                "note": "the new release serves no source file"}
+    served = set(cmp.new_files())
+    ranges = [lk for lk in links if lk.start is not None and (lk.new_path or lk.path) in served]
+    done = [lk for lk in ranges if lk.status in CLASSIFIED]
+    old_gone = [lk for lk in ranges if lk.status is LinkStatus.UNAVAILABLE
+                and cmp.old(lk.path)[1] is None]
+    comparable = len(ranges) - len(old_gone)
+    by: Counter[str] = Counter(lk.status.value for lk in ranges)
+    return {"served_ranges": len(ranges), "classified": len(done),
+            "percent": round(100 * len(done) / len(ranges), 1) if ranges else None,
+            "old_unavailable": len(old_gone), "comparable": comparable,
+            "percent_comparable": round(100 * len(done) / comparable, 1) if comparable else None,
+            "by_status": dict(sorted(by.items()))}
 
 
 def _finish(report: UpgradeReport) -> UpgradeReport:
@@ -379,29 +288,56 @@ def _finish(report: UpgradeReport) -> UpgradeReport:
             elif lk.status in (LinkStatus.UNCHANGED, LinkStatus.MOVED) and report.written:
                 why = "read-only course" if ls.read_only else "not found verbatim in the lesson"
                 left.append(f"{where}: {lk.status.value}, not rewritten ({why})")
-            elif lk.status in (LinkStatus.UNAVAILABLE, LinkStatus.SKIPPED):
+            elif lk.status is LinkStatus.SKIPPED or (lk.status is LinkStatus.UNAVAILABLE
+                                                     and not lk.needs_git and not lk.lost):
                 left.append(f"{where}: {lk.status.value} {lk.path}: {lk.detail}")
         for cc in ls.claims:
-            counts["claim-changed" if cc.decided else "claim-unchecked"] += 1
+            counts[cc.category] += 1
+            if cc.needs_git or cc.lost:
+                continue
             what = "" if cc.decided else " (cannot be re-checked at the new version)"
+            if cc.category == "runtime-changed":
+                o, n = cc.old_runtime, cc.new_runtime
+                what = (f" (runtime {o.status if o else '-'} -> {n.status if n else '-'}"
+                        + (f": {n.message}" if n and n.message else "") + ")")
             left.append(f"{ls.course}/{ls.lesson}: claim {cc.id} {cc.old_verdict} -> "
                         f"{cc.new_verdict}{what}")
     for f in report.files:
         counts[f"file-{f.status}"] += 1
+    for sc in report.surface.changes:
+        counts[f"surface-{sc.change}"] += 1
+        if sc.change != "docstring":
+            left.append(f"{sc.symbol} ({sc.name}): {sc.change} in the release surface; used "
+                        f"in {', '.join(sc.lessons) or 'claims ' + ', '.join(sc.claims)}")
+    for un in report.unassessed:
+        counts["unassessed"] += un.links + len(un.claims)
+        left.append(f"{un.requirement}: {un.links} cited range(s) and {len(un.claims)} "
+                    f"claim(s) unassessed ({un.reason})")
+    if report.needs_git is not None:
+        ng = report.needs_git
+        counts["needs-git"] += ng.links
+        names = sorted(ng.files, key=lambda f: (-ng.files[f], f))
+        shown = ", ".join(names[:5]) + (f", … {len(names) - 5} more" if len(names) > 5 else "")
+        left.append(f"{ng.links} cited range(s) in {len(ng.files)} file(s) ({shown}) and "
+                    f"{ng.claims} claim(s) are unavailable at the new version and need git: "
+                    f"{ng.command}")
     return report.model_copy(update={"summary": dict(sorted(counts.items())),
                                      "left_for_author": left})
 
 
+# --------------------------------------------------------------------------- --write
+
 def _write(project: Project, target: Target, up: Upstream, report: UpgradeReport,
            cited_paths: list[str], snapshot: "writer.Snapshot") -> UpgradeReport:
     """Compute every edit, check that nothing read by the analysis changed since, then
-    write the lessons, pins.lock and pins.toml as one transaction (see write.py)."""
-    written: list[Written] = []
+    write them all through `write.apply` (lessons, pins.lock, pins.toml last)."""
     notes = list(report.notes)
     pins_path = project.pins.path
     assert pins_path is not None
     text = pins_path.read_text(encoding="utf-8")
-    new_text, pin_notes = writer.edit_pins(text, pins_path, up, target.upstream)
+    new_text, pin_notes = writer.edit_pins(text, pins_path, up, target.upstream,
+                                           others=target.co_pinned,
+                                           removed=_removed(up, target))
     tree = target.repo.tree(target.upstream.commit) if target.repo is not None else None
     new_cited = {lk.new_path or lk.path for ls in report.lessons for lk in ls.links} | set(cited_paths)
     lock, lock_note = writer.edit_lock(project.lock, up.name, target.upstream, tree, new_cited,
@@ -423,11 +359,13 @@ def _write(project: Project, target: Target, up: Upstream, report: UpgradeReport
         new_lessons.append(ls.model_copy(update={"links": links}))
     edits.append((project.lock_path, dump_lock(lock).encode(), lock_note))
     if new_text != text:
-        edits.append((pins_path, new_text.encode("utf-8"), f"upstream.{up.name}: commit "
-                      f"{target.upstream.commit[:7]}, version {target.upstream.version}"))
-    snapshot.verify([f for f, _, _ in edits] + [pins_path, project.lock_path])
-    snapshot.verify([f for f, _, _ in edits])       # once more, just before the renames
-    writer.transaction(project, up.name, edits)     # all of them, or none
-    written.extend(Written(file=str(file), what=what) for file, _, what in edits)
+        what = (f"upstream.{up.name}: commit {target.upstream.commit[:7]}, version "
+                f"{target.upstream.version}")
+        if report.wheel_map is not None and report.wheel_map.changed:
+            what += ", wheel map " + ", ".join(w.requirement for w in target.upstream.wheel)
+        edits.append((pins_path, new_text.encode("utf-8"), what))
+    written = writer.apply(project, up.name, up.commit, target.upstream.commit, edits, snapshot)
     notes.extend(pin_notes)
-    return report.model_copy(update={"lessons": new_lessons, "written": written, "notes": notes})
+    return report.model_copy(update={"lessons": new_lessons, "notes": notes,
+                                     "written": [Written(file=str(f), what=w)
+                                                 for f, w in written]})

@@ -122,8 +122,13 @@ def transaction(project: "Project", upstream: str, edits: "list[tuple[Path, byte
 _URL_END = rb"(?![A-Za-z0-9\-._~%/#?=&+:@!$*,;])"
 
 
-def edit_pins(text: str, path: Path, old: Upstream, new: Upstream) -> tuple[str, list[str]]:
-    """pins.toml text with the upstream's identity strings bumped; notes for the author."""
+def edit_pins(text: str, path: Path, old: Upstream, new: Upstream, *,
+              others: dict[str, Upstream] | None = None,
+              removed: dict[str, str] | None = None) -> tuple[str, list[str]]:
+    """pins.toml text with the upstream's identity strings bumped, its wheel tables
+    following the new release's wheel map, and the runtime pins of `others` (upstreams
+    whose environment pins a bumped distribution) bumped too; notes for the author.
+    `removed`: pinned wheel -> why it is dropped (no home at the new version)."""
     try:
         doc = tomlkit.parse(text)
         table = doc["upstream"][old.name]  # type: ignore[index]
@@ -138,18 +143,99 @@ def edit_pins(text: str, path: Path, old: Upstream, new: Upstream) -> tuple[str,
         elif table["tag"] != new.tag:
             notes.append(f"pins.toml: upstream.{old.name}.tag is still {table['tag']!r}; "
                          "set it to the new release's tag by hand (or remove it)")
-    old_reqs = {w.requirement: n.requirement for w, n in zip(old.wheel, new.wheel)}
-    old_reqs.update({a: b for a, b in zip(old.runtime, new.runtime) if a != b})
-    for w in table.get("wheel", []):
-        req = w.get("requirement")
-        if req in old_reqs:
-            w["requirement"] = old_reqs[req]
-    rt = table.get("runtime")
-    if rt is not None:
-        for i, item in enumerate(list(rt)):
-            if item in old_reqs and old_reqs[item] != item:
-                rt[i] = old_reqs[item]
+    _edit_wheels(table, old, new, removed or {}, notes)
+    _bump_runtime(table, old.runtime, new.runtime)
+    for name, other in sorted((others or {}).items()):
+        before = doc["upstream"][name]  # type: ignore[index]
+        _bump_runtime(before, list(before.get("runtime", [])), other.runtime)
+        notes.append(f"pins.toml: upstream.{name}.runtime follows ({', '.join(other.runtime)}): "
+                     "its environment pins the same distribution")
     return tomlkit.dumps(doc), notes
+
+
+def _bump_runtime(table, old: list[str], new: list[str]) -> None:
+    rt = table.get("runtime")
+    if rt is None:
+        return
+    swap = {a: b for a, b in zip(old, new) if a != b}
+    for i, item in enumerate(list(rt)):
+        if item in swap:
+            rt[i] = swap[item]
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _inline(rule) -> object:
+    it = tomlkit.inline_table()
+    it.update({k: v for k, v in rule.model_dump().items() if v is not None})
+    return it
+
+
+def _set_map(t, old_rules: list, new_rules: list) -> None:
+    """The table's `map` array edited in place: rules not kept removed, new ones inserted
+    where the new map has them (the other items keep their formatting)."""
+    if old_rules == new_rules:
+        return
+    arr = t.get("map")
+    if arr is None or [r for r in old_rules if r in new_rules] != [r for r in new_rules
+                                                                  if r in old_rules]:
+        arr = tomlkit.array()
+        arr.multiline(True)
+        for r in new_rules:
+            arr.append(_inline(r))
+        t["map"] = arr
+        return
+    for i in reversed(range(len(old_rules))):
+        if old_rules[i] not in new_rules:
+            del arr[i]
+    for j, r in enumerate(new_rules):
+        if r not in old_rules:
+            arr.insert(j, _inline(r))
+
+
+def _edit_wheels(table, old: Upstream, new: Upstream, removed: dict[str, str],
+                 notes: list[str]) -> None:
+    """Each pinned wheel table is kept (its requirement and map edited) for the new entry
+    that serves its rules (or has its name), removed when none does; new entries that
+    no pinned table owns are appended."""
+    aot = table.get("wheel")
+    if aot is None or not old.wheel:
+        return
+    if [str(t.get("requirement")) for t in aot] != [w.requirement for w in old.wheel]:
+        raise ConfigError(f"cannot edit pins.toml: upstream.{old.name}.wheel does not say what "
+                          "the loaded pins say; nothing was written")
+    owner: dict[int, int | None] = {}
+    for j, e in enumerate(new.wheel):
+        owner[j] = next((i for i, w in enumerate(old.wheel) if any(r in w.map for r in e.map)),
+                        next((i for i, w in enumerate(old.wheel)
+                              if _canonical(w.name) == _canonical(e.name)), None))
+    by_old: dict[int, list[int]] = {}
+    for j, i in owner.items():
+        if i is not None:
+            by_old.setdefault(i, []).append(j)
+    for i in reversed(range(len(old.wheel))):
+        js = by_old.get(i, [])
+        if not js:
+            del aot[i]
+            why = removed.get(old.wheel[i].requirement) or "no wheel of the new version serves it"
+            notes.append(f"pins.toml: the wheel {old.wheel[i].requirement} is removed: {why}")
+            continue
+        first = new.wheel[js[0]]
+        aot[i]["requirement"] = first.requirement
+        _set_map(aot[i], old.wheel[i].map, first.map)
+        for j in reversed(js[1:]):
+            extra = tomlkit.table()
+            extra["requirement"] = new.wheel[j].requirement
+            _set_map(extra, [], new.wheel[j].map)
+            aot.insert(i + 1, extra)
+    for j, i in owner.items():
+        if i is None:
+            extra = tomlkit.table()
+            extra["requirement"] = new.wheel[j].requirement
+            _set_map(extra, [], new.wheel[j].map)
+            aot.append(extra)
 
 
 def edit_lock(lock: Lock, name: str, new: Upstream, tree: dict[str, str] | None,
@@ -187,3 +273,17 @@ def rewrite_urls(data: bytes, replacements: dict[str, str]) -> tuple[bytes, dict
         return replacements[url].encode()
 
     return pat.sub(sub, data), counts
+
+
+def apply(project: "Project", upstream: str, old: str, new: str,
+          edits: list[tuple[Path, bytes, str]], snapshot: Snapshot) -> list[tuple[Path, str]]:
+    """Write every edit of one `upgrade --write` (the lessons, pins.lock, then pins.toml)
+    as one transaction: all of them or none (`transaction`), after checking that none of
+    the files changed since the analysis read them, and once more just before the
+    renames. Returns (file, what) of each file written."""
+    assert project.pins.path is not None
+    files = [f for f, _, _ in edits]
+    snapshot.verify(files + [project.pins.path, project.lock_path])
+    snapshot.verify(files)
+    transaction(project, upstream, edits)
+    return [(file, what) for file, _, what in edits]

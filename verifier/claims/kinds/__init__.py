@@ -7,6 +7,7 @@ from verifier.claims.kinds.base import REGISTRY, ClaimKind, CheckContext, Outcom
 from verifier.claims.kinds import branch  # noqa: F401,E402  VC107
 from verifier.claims.kinds import call_order  # noqa: F401,E402  VC106
 from verifier.claims.kinds import cases  # noqa: F401,E402  VC108
+from verifier.claims.kinds import declared_type  # noqa: F401,E402  VC113
 from verifier.claims.kinds import default  # noqa: F401,E402  VC103
 from verifier.claims.kinds import doc  # noqa: F401,E402  VC112
 from verifier.claims.kinds import enum  # noqa: F401,E402  VC104

@@ -16,10 +16,15 @@ the source's own language decides, so C's integer `1/30` is 0), strings by value
 as Python/C++ spell them (`true` == `True`), lists/tuples/brace initialisers as
 sequences, set literals and flag compositions (`A | B`) as sets, calls by name and
 arguments (`wp.vec3(0)` == `wp.vec3(0.0)`), anything else as an expression
-(`Eigen::Vector3d::Zero()`). Names in `expected` may be written in the lesson's notation when the claim file or the
+(`Eigen::Vector3d::Zero()`); an enumerator may be written with less qualification than
+the source gives it (`kExact` for `LineSearchType::kExact`). Names in `expected` may be written in the lesson's notation when the claim file or the
 course declares it (`[notation]`, see docs/claims/README.md); the verdict names the
-entries it needed. A dataclass `field(default=X)` counts as `X` and
-`field(default_factory=F)` as `F()`.
+entries it needed. A field's default is what the fact model reads from its declaration:
+a dataclass `field(default=X)` counts as `X` and `field(default_factory=F)` as `F()`,
+so do pydantic `Field(X)` / `Field(default_factory=F)` and attrs `attr.ib(default=X)`,
+`factory=F`, `Factory(F)`; a required field (`Field(...)`, no value) has no default. A
+class's generated constructor (dataclass, pydantic, attrs, `NamedTuple`) takes the same
+defaults, so `options.param` on the class works too.
 
 ## Why it matters
 Lessons tell readers what happens when they pass nothing: a changed default silently
@@ -89,6 +94,25 @@ def unwrap_field(text: str | None) -> str | None:
     return None
 
 
+_SCOPED = re.compile(r"^[A-Za-z_]\w*(?:\s*(?:\.|::)\s*[A-Za-z_]\w*)*$")
+
+
+def same_default(claim, val, ctx, lang) -> bool:
+    """By meaning (`same_value`), or an enumerator written with less qualification than
+    the source gives it (`kExact` for `LineSearchType::kExact`, `ShapeFlags.VISIBLE` for
+    `newton.ShapeFlags.VISIBLE`): the same name, its scope left implicit."""
+    if val is None:
+        return False
+    if same_value(claim.expected, val, ctx, lang):
+        return True
+    exp = claim.expected
+    if not (isinstance(exp, str) and _SCOPED.match(exp) and _SCOPED.match(val.strip())):
+        return False
+    e = re.split(r"\s*(?:\.|::)\s*", exp.strip())
+    a = re.split(r"\s*(?:\.|::)\s*", val.strip())
+    return len(e) < len(a) and a[len(a) - len(e):] == e
+
+
 class DefaultKind(ClaimKind):
     __doc__ = __doc__  # the module docstring documents the kind
 
@@ -103,15 +127,14 @@ class DefaultKind(ClaimKind):
             raise ClaimError("options.param must be a parameter name")
         facts, sf = file_facts(claim, ctx)
         if param:
-            cands = callables(facts, claim.symbol)
+            cands = callables(facts, claim.symbol, ctx)
             if not cands:
                 raise unresolved(facts, claim.symbol, "function/method/constructor")
             seen = []
             for s in cands:
                 for p in s.params or ():
                     if p.name == param:
-                        val = unwrap_field(p.default) if s.kind == "dataclass-init" else p.default
-                        seen.append((s, val))
+                        seen.append((s, p.default))
             if not seen:
                 s = cands[0]
                 names = [p.name for c in cands for p in c.params or ()]
@@ -121,7 +144,7 @@ class DefaultKind(ClaimKind):
                                  + (f"; did you mean {', '.join(f'`{c}`' for c in close)}?"
                                     if close else ""))
             for s, val in seen:
-                if val is not None and same_value(claim.expected, val, ctx, facts.lang):
+                if same_default(claim, val, ctx, facts.lang):
                     return Outcome(Verdict.VERIFIED, actual=val, evidence=ctx.evidence(sf, *s.head),
                                    message=f"{sym_desc(s)}: {param} = {val}")
             s, val = seen[0]
@@ -135,7 +158,7 @@ class DefaultKind(ClaimKind):
             raise ClaimError(f"{err} (for a parameter, set options.param)")
         s = cands[0]
         val = unwrap_field(s.value)
-        ok = val is not None and same_value(claim.expected, val, ctx, facts.lang)
+        ok = same_default(claim, val, ctx, facts.lang)
         return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=val,
                        evidence=ctx.evidence(sf, *s.head),
                        message=f"{sym_desc(s)}" + (" has no default" if val is None else f" = {val}"))

@@ -6,9 +6,9 @@ The ordered members of a container:
 | container | members |
 |---|---|
 | C/C++ struct or union (`mjData`, typedefs are followed to `mjData_`) | fields |
-| enum (`mjtState`) | enumerators |
-| Python dataclass / class with annotated fields | fields, in order |
-| other Python class | `__init__`, public methods and attributes |
+| enum (`mjtState`), Python `Enum`/`IntEnum`/`Flag` class | enumerators (members, in order) |
+| Python dataclass, pydantic model, attrs class, `NamedTuple`, `TypedDict`, class with annotated fields | fields, in order (as `dataclasses.fields()` lists them: no `ClassVar`, no `InitVar`; pydantic private names and `model_config` are no fields) |
+| other Python class | `__init__` (written or generated), public methods and attributes: class attributes, properties, `__slots__` and instance attributes assigned in any method (`self.x = ...` in `build()` too) |
 | Python module (`symbol` = the module, e.g. `newton.sensors`) | `__all__` (literal list, `+=`, `.extend`), else public top-level names |
 | pybind11 class in a bindings file | the names bound on it (`__init__`, `.def(...)`) |
 
@@ -34,8 +34,8 @@ expected = ["SensorContact", "SensorFrameTransform", "SensorIMU", "SensorTiledCa
 ## Options
 | option | meaning |
 |---|---|
-| `match` | `exact` (default): same names, same order; `prefix`; `subset`: every expected name present, any order; `set`: the same names, any order; `count`: `expected` is the number of members |
-| `of` | `fields` \| `methods` \| `enumerators` \| `all`: override the default selection above |
+| `match` | `exact` (default): same names, same order; `prefix`; `subset`: every expected name present, any order; `set`: the same names, any order; `subsequence`: every expected name present, in this relative order (others may interleave); `count`: `expected` is the number of members |
+| `of` | `fields` (fields and attributes: properties, slots, class and instance attributes) \| `methods` (methods and constructors; a property is an attribute, not a method) \| `enumerators` \| `all`: override the default selection above |
 
 ## Evidence
 The container's lines (`__all__`'s lines for a module).
@@ -59,20 +59,21 @@ _CONTAINERS = {"struct", "union", "class", "enum", "typedef", "namespace"}
 
 
 def members_of(facts: FileFacts, s: Sym, of: str | None) -> list[str]:
-    # `self.x` assigned outside `__init__` (origin "self") is not counted as a member
-    kids = [k for k in facts.children(s) if k.origin != "self"]
+    kids = facts.children(s)
     if of == "all":
         return _uniq(k.name for k in kids)
     if of == "fields":
         return _uniq(k.name for k in kids if k.kind in ("field", "attribute"))
     if of == "methods":
         return _uniq(k.name for k in kids if k.kind in ("method", "constructor", "function"))
-    if of == "enumerators" or s.kind == "enum":
+    if of == "enumerators" or s.kind == "enum" or s.flavour == "enum":
         return _uniq(k.name for k in kids if k.kind == "enumerator")
     if s.kind in ("struct", "union"):
         return _uniq(k.name for k in kids if k.kind == "field")
     if facts.lang == "python" or s.origin:
-        fields = [k.name for k in kids if k.kind == "field"]
+        # a generated-constructor class's fields as `dataclasses.fields()` lists them
+        # (no `InitVar`, no `ClassVar`), a plain class's annotated names
+        fields = [k.name for k in kids if k.kind == "field" and "initvar" not in k.traits]
         if fields and not s.origin:
             return _uniq(fields)
         return _uniq(k.name for k in kids if not k.name.startswith("_") or k.name == "__init__")
@@ -92,7 +93,8 @@ class MembersKind(ClaimKind):
     def check(self, claim, ctx: CheckContext) -> Outcome:
         check_options(claim, {"match", "of"})
         need(claim, "path", "symbol")
-        mode = option(claim, "match", "exact", ("exact", "prefix", "subset", "set", "count"))
+        mode = option(claim, "match", "exact", ("exact", "prefix", "subset", "set", "count",
+                                                "subsequence"))
         of = option(claim, "of", None, (None, "fields", "methods", "enumerators", "all"))
         exp = claim.expected
         if mode == "count":
@@ -126,15 +128,18 @@ class MembersKind(ClaimKind):
             ok = bool(same_list(exp, actual, facts.lang, ctx.notation, mode=mode, names=True))
         shown = len(actual) if mode == "count" else actual
         extra = ""
-        if mode in ("exact", "subset", "set") and not ok:
+        if mode in ("exact", "subset", "set", "subsequence") and not ok:
             miss = [x for x in exp if not any(same_name(x, y, ctx.notation.probe())
                                               for y in actual)]
             more = [y for y in actual if not any(same_name(x, y, ctx.notation.probe())
                                                  for x in exp)]
             extra = (f"; missing {miss}" if miss else "") + (
-                f"; not expected {more}" if more and mode != "subset" else "")
+                f"; not expected {more}" if more and mode not in ("subset", "subsequence")
+                else "")
             if not miss and not more:
                 extra = "; same names, different order"
+            elif not miss and mode == "subsequence":
+                extra = "; every expected name is there, in another order"
         return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=shown,
                        evidence=ctx.evidence(sf, *(rng or (None, None))),
                        message=f"{desc}: {len(actual)} members{extra}")

@@ -7,8 +7,14 @@ The ordered parameters of a callable, by name and optionally with defaults:
 - C++ functions, methods and constructors — a class name (`Accelerometer`) means its
   constructors; out-of-line definitions (`Accelerometer<T>::Accelerometer`) work too;
 - Python functions and methods — `self`/`cls` are dropped (not for `@staticmethod`),
-  `*args`/`**kwargs` keep their stars; a class name means `__init__`, or for a dataclass
-  without `__init__` its fields;
+  `*args`/`**kwargs` keep their stars; a class name means `__init__` — the one written,
+  or the one generated from the fields of a dataclass, pydantic model, attrs class or
+  `NamedTuple` (as `inspect.signature(cls)` gives it at run time: keyword-only fields
+  last, pydantic fields keyword-only and by alias, attrs private names without their
+  underscore); bases in other files of the upstream are followed through the file's
+  imports (their files read at pinned identity), so inherited fields come first as at
+  run time; a base no provider serves leaves the constructor open: `unavailable`
+  unless `match = "subset"`;
 - pybind11 `__init__`/`.def(...)` with `py::arg("x") = default`.
 
 When there are overloads, the claim holds if one of them matches; the message lists the
@@ -45,7 +51,7 @@ options = { match = "subset" }     # the lesson leaves out `verbose`
 ## Options
 | option | meaning |
 |---|---|
-| `match` | `exact` (default): same parameters in the same order; `prefix`: the first parameters; `subset`: these parameters in this relative order, others may interleave |
+| `match` | `exact` (default): same parameters in the same order; `prefix`: the first parameters; `subset`: these parameters in this relative order, others may interleave; `names`: each of these is a parameter, in any order (the keywords a call passes) |
 
 Entries of `expected` are names, `"/"` and `"*"` markers, or tables
 `{ name = ..., default = ..., kind = ..., type = ... }`; a default is compared like the
@@ -71,6 +77,7 @@ import re
 from verifier.claims.compare import same_name
 from verifier.claims.compare import same_value as compare_value
 from verifier.claims.compare import squash_text
+from verifier.claims.kinds._inherit import needs_bases, with_inherited
 from verifier.claims.kinds._lookup import (check_options, file_facts, lookup, need, option,
                                            sym_desc, unresolved)
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
@@ -83,24 +90,32 @@ _KINDS = ("positional_only", "positional_or_keyword", "keyword_only", "var_posit
 MARKERS = ("/", "*")
 
 
-def callables(facts: FileFacts, symbol: str) -> list[Sym]:
+def callables(facts: FileFacts, symbol: str, ctx: CheckContext | None = None) -> list[Sym]:
+    """The callables `symbol` names; a class means its constructors (a Python class's
+    `__init__`, written or generated from its fields by the fact model: dataclass,
+    pydantic, attrs, NamedTuple; with `ctx`, bases in other files are followed:
+    `_inherit.py`)."""
     found = lookup(facts, symbol)
     out = [s for s in found if s.kind in _CALLABLE and s.params is not None]
     for s in found:
         if s.kind not in ("class", "struct"):
             continue
         if facts.lang == "python":
-            init = [c for c in facts.children(s) if c.name == "__init__" and c.params is not None]
-            if init:
-                out.extend(init)
-            elif any(d.split(".")[-1] in ("dataclass", "define", "frozen") for d in s.decorators):
-                fields = [c for c in facts.children(s) if c.kind == "field"]
-                out.append(Sym(name=s.name, kind="dataclass-init", qual=s.qual, start=s.start,
-                               end=s.end, params=tuple(f.params[0] for f in fields if f.params)))
+            f = facts
+            if ctx is not None and needs_bases(facts, s):
+                f = with_inherited(facts, s, ctx)
+                s = next((x for x in f.syms if x.qual == s.qual and x.kind == s.kind), s)
+            out.extend(c for c in f.children(s) if c.name == "__init__" and c.params is not None)
         else:
             out.extend(c for c in facts.children(s)
                        if c.kind == "constructor" and c.params is not None)
     return out
+
+
+def open_bases(s: Sym) -> bool:
+    """A generated constructor of a class whose bases are not known from its file:
+    inherited fields may come first."""
+    return s.origin == "generated" and "open_bases" in s.traits
 
 
 def _expected(claim) -> list[dict]:
@@ -195,6 +210,8 @@ def matches(exp: list[dict], params, mode: str, cmp: _Cmp) -> bool:
         return len(ps) == len(exp) and all(ok(e, p) for e, p in zip(exp, ps, strict=True))
     if mode == "prefix":
         return len(ps) >= len(exp) and all(ok(e, p) for e, p in zip(exp, ps, strict=False))
+    if mode == "names":     # each a parameter, any order (keyword arguments of a call)
+        return all(any(ok(e, p) for p in ps) for e in exp)
     it = iter(ps)  # subset, in relative order
     return all(any(ok(e, p) for p in it) for e in exp)
 
@@ -240,6 +257,11 @@ def _types_checkable(facts: FileFacts, exp: list[dict]) -> None:
                              "`&` or `[]`")
 
 
+def _bases(facts: FileFacts, init: Sym) -> str:
+    owner = [s for s in facts.syms if s.qual == init.qual[:-1]]
+    return (owner[0].value or "?") if owner else "?"
+
+
 class SignatureKind(ClaimKind):
     __doc__ = __doc__  # the module docstring documents the kind
 
@@ -249,10 +271,10 @@ class SignatureKind(ClaimKind):
     def check(self, claim, ctx: CheckContext) -> Outcome:
         check_options(claim, {"match"})
         need(claim, "path", "symbol")
-        mode = option(claim, "match", "exact", ("exact", "prefix", "subset"))
+        mode = option(claim, "match", "exact", ("exact", "prefix", "subset", "names"))
         exp = _expected(claim)
         facts, sf = file_facts(claim, ctx)
-        cands = callables(facts, claim.symbol)
+        cands = callables(facts, claim.symbol, ctx)
         if not cands:
             raise unresolved(facts, claim.symbol, "function/method/constructor",
                              _CALLABLE | {"class", "struct"})
@@ -272,6 +294,13 @@ class SignatureKind(ClaimKind):
         guarded: list[str] = []
         for s in cands:
             cmp = _Cmp(facts, s, ctx)
+            if open_bases(s) and mode != "subset":
+                return Outcome(Verdict.UNAVAILABLE, actual=shown(exp, params_of(s)),
+                               evidence=ctx.evidence(sf, *s.head),
+                               message=f"{sym_desc(s)}: generated from the fields of a class "
+                                       f"whose bases ({_bases(facts, s)}) are not in {facts.path}: inherited "
+                                       "fields are not known here (match = \"subset\" can "
+                                       "still be checked)")
             if matches(exp, params_of(s), mode, cmp):
                 ctx.notation.record(cmp.tracker.used.values())
                 return Outcome(Verdict.VERIFIED, actual=shown(exp, params_of(s)),

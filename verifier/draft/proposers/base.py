@@ -58,6 +58,25 @@ def with_constructors(env: Env, up: str, defs) -> list:
     return out
 
 
+def one_owner(h) -> bool:
+    """The hit's definitions belong to one container (or none): grounding that names
+    one entity. A receiver or bare name that fits members of two classes
+    (`sensor.update`: `SensorIMU.update`, `SensorContact.update`) is ambiguous, and no
+    assertion beyond existence is drafted from it."""
+    return len({owner_of(d) for d in h.defs}) <= 1
+
+
+def owner_of(d) -> str | None:
+    """The class/struct/enum a definition is a member of (None at namespace/module scope;
+    an out-of-line C++ definition `Accelerometer<T>::Accelerometer` belongs to its class)."""
+    if d.owner_kind in ("struct", "union", "class", "enum"):
+        return d.container
+    if d.lang == "cpp" and d.owner_kind is None and len(d.qual) >= 2 \
+            and d.kind in ("function", "method", "constructor"):
+        return d.container
+    return None
+
+
 class Proposer:
     name: ClassVar[str]
 
@@ -70,12 +89,14 @@ def proposal(proposer: str, kind: str, hit_or_up: "Hit | str", env: Env, *, d: "
              anchor: str | None = None, symbol: str | None = None) -> Proposal:
     from verifier.draft.context import Hit
 
+    how = ""
     if isinstance(hit_or_up, Hit):
         up, d = hit_or_up.upstream, d or hit_or_up.best
         anchor = anchor or hit_or_up.ref.span
+        how = hit_or_up.how
     else:
         up = hit_or_up
-    return Proposal(kind=kind, upstream=up, expected=expected,
+    return Proposal(kind=kind, upstream=up, expected=expected, grounding=how,
                     path=d.path if d is not None else None,
                     symbol=symbol if symbol is not None else
                     (env.symbol(up, d) if d is not None else None),
@@ -104,13 +125,17 @@ def literal(text: str) -> tuple[bool, Any]:
         if re.fullmatch(r"[-+]?\d+", tok):
             return True, int(tok)
         return True, float(tok)
-    low = t.split()[0].rstrip("，。；,;.") if t.split() else ""
+    low = re.split(r"[\s，。；,;.、)）|`]", t)[0] if t else ""
     if low in ("True", "true"):
         return True, True
     if low in ("False", "false"):
         return True, False
-    # quoted strings are not proposed: the source's quoting (`'dist'`, `"dist"`, `u8"..."`)
-    # differs from the lesson's by spelling alone
+    if low == "None":
+        return True, "None"
+    # a quoted string, as written (strings compare by value: `'dist'` == `"dist"`)
+    q = re.match(r"""^(["'])([^"'`\\\n]{0,60})\1(?![\w"'])""", t)
+    if q:
+        return True, q.group(0)
     return False, None
 
 

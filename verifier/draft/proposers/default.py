@@ -1,56 +1,78 @@
 """`default`: the sentence states a default value, read from the sentence:
 
-- `X=V` (a span, or a keyword argument of a call span) in a sentence that says
-  "default"/"默认";
-- "`X` 默认(为|是) V", "`X` defaults to V", "`X` 的默认值为 V";
-- "`X`（默认 V）", "`X` (default: V)";
+- `X=V` (a span, or a keyword argument of a call span, or plain `X=V` in the prose) in a
+  sentence that says "default"/"默认";
+- "`X` 默认(为|是) V", "`X` defaults to V", "`X` 的默认值为 V", "`X`（默认 V）",
+  "`X` (default: V)";
+- "默认 `X` 为 V", "默认 `X=V`", "by default `X` is V" (and a list of such spans after one
+  default word: "默认 `a=1`、`b=2`");
 - a table row under a header column saying "default"/"默认".
 
-`X` must be a field/attribute of a container, or a parameter of a callable the
-sentence (or the table's introduction, or a cited definition) names, with a default
-at the pin; `V` must be a literal (a number with or without unit, a boolean):
-identifiers, strings and expressions are not proposed (their spelling differs from
-the source's without the meaning differing)."""
+`X` must be a field/attribute of a container, or a parameter of a callable, that the
+sentence grounds (the callable it names, a cited definition, the class its context names
+— `verifier/draft/grounding.py`), with a default at the pin; `V` must be a literal (a
+number with or without unit, a boolean, `None`, a quoted string): identifiers and
+expressions are not proposed (their spelling differs from the source's without the
+meaning differing). A default is *decisive* (a contradiction is reported by `check`)
+when the default word stands right at the name or value, or the row is under a default
+column; `X=V` elsewhere in a sentence that mentions a default is drafted but not
+reported."""
 
 from __future__ import annotations
 
 import re
 
-from verifier.draft.context import DEFAULT_WORDS, TYPES
+from verifier.draft.context import DEFAULT_WORDS, TYPES, distinctive
 from verifier.draft.index import CALLABLES
-from verifier.draft.proposers.base import Proposer, literal, proposal, with_constructors
+from verifier.draft.proposers.base import Proposer, literal, one_owner, proposal, with_constructors
+from verifier.draft.reading import mask_code
 
 _FIELDS = {"field", "attribute", "variable"}
 # `X=V` as a condition ("`X=False` 时", "when `X=False`", "若 `X=False`") names a
 # setting other than the default: the sentence's default is stated elsewhere
-_COND_AFTER = re.compile(r"^`?\s*(?:时|的时候|之时|情况下|for\b|时候)")
-_COND_BEFORE = re.compile(r"(?:当|如果|若|若是|假如|一旦|设为|设置为|改为|传入|传|\bif|\bwhen|\bwith|"
-                          r"\bunless|\bpass(?:ing)?|\bset(?:ting)?)\s*`?$", re.I)
+_COND_AFTER = re.compile(r"^`?\s*(?:时|的时候|之时|情况下|for\b|时候|后|之后|以后|才|可|会|则)")
+_COND_BEFORE = re.compile(r"(?:当|如果|若|若是|假如|一旦|设为|设置为|设成|改为|改成|传入|传|给|用|使用|"
+                          r"开启|关闭|打开|启用|禁用|通过|显式|明确|\bif|\bwhen|\bwith|\bunless|"
+                          r"\bpass(?:ing)?|\bset(?:ting)?|\busing|\bvia)\s*`?$", re.I)
+_NOT_DEFAULT = re.compile(r"(?:不是|并非|不再|非|not|no longer)\s*(?:的)?\s*$", re.I)
+
+_LEAD = re.compile(r"(?:默认|缺省|默认值|defaults?(?: to| is)?|by default|default call)\s*"
+                   r"(?:为|是|:|：)?\s*(?:调用|call(?:s|ing)?)?\s*$", re.I)
+_TRAIL = re.compile(r"^\s*(?:即为|就是|是|为)?\s*(?:默认|缺省|is the default|are the defaults|"
+                    r"by default)", re.I)
+_AFTER = re.compile(r"^[`*]*\s*[（(]?\s*(?:才|也|还|则|仍)?\s*(?:有|是)?\s*"
+                    r"(?:的默认值|默认值|默认|缺省值|缺省|defaults? to|"
+                    r"by default is|has a default of|default:?)\s*(?:为|是|取|=|:|：|of)?\s*", re.I)
+# "默认 `X` 为 V": the default word before the name, a copula after it
+_BEFORE_NAME = re.compile(r"(?:默认|缺省|by default,?|the default)\s*(?:的|情况下|下|of)?\s*[`*]*$",
+                          re.I)
+_COPULA = re.compile(r"^[`*]*\s*(?:为|是|取|=|:|：|is|equals)\s*", re.I)
+# separators and other `name=value` spans between one default word and a later span
+_LIST_GAP = re.compile(r"(?:\s*(?:、|，|,|和|与|及|and)?\s*`[A-Za-z_]\w*\s*=[^`]*`)*"
+                       r"\s*(?:、|，|,|和|与|及|and)?\s*$")
+_PLAIN_ASSIGN = re.compile(r"(?<![\w`.])([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*")
+_PLAIN_DEFAULT = re.compile(r"(?<![\w`.])([A-Za-z_][A-Za-z0-9_]*_[A-Za-z0-9_]*)\s*"
+                            r"(?:的)?(?:默认值|默认|缺省值)\s*(?:为|是|取|=|:|：)?\s*")
 
 
-_LEAD = re.compile(r"(?:默认|缺省|默认值|defaults?(?: to| is)?|by default|default call)\s*(?:为|是|:|：)?"
-                   r"\s*(?:调用|call(?:s|ing)?)?\s*$", re.I)
+def _default_near(raw: str, start: int, end: int) -> bool:
+    """A default word right before the span (possibly across a list of `x=v` spans:
+    "默认 `a=1`、`b=2`"), or right after it."""
+    before = raw[max(0, start - 120):start]
+    m = _LIST_GAP.search(before)
+    head = before[:m.start()] if m else before
+    return bool(_LEAD.search(head[-20:]) or _BEFORE_NAME.search(head[-20:])
+                or _TRAIL.match(raw[end:end + 16]) or _AFTER.match(raw[end:end + 16]))
 
 
-_TRAIL = re.compile(r"^\s*(?:即为|就是|是|为)?\s*(?:默认|缺省|is the default|are the defaults|by default)",
-                    re.I)
+def _occurrences(raw: str, span: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in re.finditer(re.escape("`" + span + "`"), raw)]
 
 
-def _default_leads(raw: str, span: str) -> bool:
-    """The default word right before the call span, or right after it."""
-    return any(_LEAD.search(raw[max(0, m.start() - 16):m.start()])
-               or _TRAIL.match(raw[m.end():m.end() + 16])
-               for m in re.finditer(re.escape("`" + span + "`"), raw))
-
-
-def _conditional(raw: str, span: str) -> bool:
-    """Every occurrence of the span `X=V` in the sentence reads as a condition."""
-    hits = [m for m in re.finditer(re.escape("`" + span + "`"), raw)]
-    return bool(hits) and all(_COND_AFTER.match(raw[m.end():m.end() + 8].lstrip())
-                              or _COND_BEFORE.search(raw[max(0, m.start() - 12):m.start()].rstrip())
-                              for m in hits)
-_AFTER = re.compile(r"^[`*]*\s*[（(]?\s*(?:的默认值|默认值|默认|缺省值|缺省|defaults? to|by default is|"
-                    r"has a default of|default:?)\s*(?:为|是|取|=|:|：|of)?\s*", re.I)
+def _conditional(raw: str, start: int, end: int) -> bool:
+    return bool(_COND_AFTER.match(raw[end:end + 8].lstrip())
+                or _COND_BEFORE.search(raw[max(0, start - 12):start].rstrip())
+                or _NOT_DEFAULT.search(raw[max(0, start - 8):start]))
 
 
 class DefaultProposer(Proposer):
@@ -58,31 +80,68 @@ class DefaultProposer(Proposer):
 
     def propose(self, s, env):
         out = []
-        callables = [h for h in s.hits if h.best.kind in CALLABLES | {"class"}]
+        callables = [h for h in s.hits if h.best.kind in CALLABLES | {"class"} and one_owner(h)]
         if s.unit.row:
             out += self._row(s, env)
         if not s.says_default:
             return out
-        # `X=V` spans and keyword arguments
+        # (name, value text, anchor span, where, decisive, says)
         pairs = []
         for h in s.hits:
-            if h.ref.value is not None and not _conditional(s.raw, h.ref.span):
-                pairs.append((h.ref.name, h.ref.value, h.ref.span, h))
+            occ = _occurrences(s.raw, h.ref.span)
+            if h.ref.value is not None:
+                free = [(a, b) for a, b in occ if not _conditional(s.raw, a, b)]
+                if occ and not free:
+                    continue
+                near = any(_default_near(s.raw, a, b) for a, b in free)
+                pairs.append((h.ref.name, h.ref.value, h.ref.span, h, near,
+                              [h.ref.span]))
             # a call's keyword arguments state defaults only when the default word
             # leads into the call ("默认 `f(x=1)`"); `f(x=False)` 与默认…共享 passes x
-            if h.ref.kwargs and _default_leads(s.raw, h.ref.span):
+            if h.ref.kwargs and any(_LEAD.search(s.raw[max(0, a - 16):a]) or
+                                    _TRAIL.match(s.raw[b:b + 16]) for a, b in occ):
                 for k, v in h.ref.kwargs:
-                    pairs.append((k, v, h.ref.span, ("param-of", h)))
+                    pairs.append((k, v, h.ref.span, ("param-of", h), True, [f"{k}={v}"]))
         for r in s.unresolved:
-            if r.value is not None and len(r.parts) == 1 and not _conditional(s.raw, r.span):
-                pairs.append((r.name, r.value, r.span, None))
-        # "`X` 默认为 V"
+            if r.value is not None and len(r.parts) == 1:
+                occ = _occurrences(s.raw, r.span)
+                free = [(a, b) for a, b in occ if not _conditional(s.raw, a, b)]
+                if occ and not free:
+                    continue
+                near = any(_default_near(s.raw, a, b) for a, b in free)
+                pairs.append((r.name, r.value, r.span, None, near, [r.span]))
+        # "`X` 默认为 V", "默认 `X` 为 V"
         for h in s.hits:
-            for m in re.finditer(re.escape("`" + h.ref.span + "`"), s.raw):
-                tail = s.raw[m.end():m.end() + 40]
-                a = _AFTER.match(tail)
-                if a:
-                    pairs.append((h.ref.name, tail[a.end():], h.ref.span, h))
+            for a, b in _occurrences(s.raw, h.ref.span):
+                tail = s.raw[b:b + 40]
+                m = _AFTER.match(tail)
+                if m:
+                    v = tail[m.end():]
+                    pairs.append((h.ref.name, v, h.ref.span, h, True,
+                                  [h.ref.span, _value_text(v)]))
+                    continue
+                c = _COPULA.match(tail)
+                if c and _BEFORE_NAME.search(s.raw[max(0, a - 12):a]):
+                    v = tail[c.end():]
+                    pairs.append((h.ref.name, v, h.ref.span, h, True,
+                                  [h.ref.span, _value_text(v)]))
+        # plain `name=V` and "name 默认 V" in the prose (outside code spans)
+        plain = mask_code(s.raw)
+        for pat, near_needed in ((_PLAIN_ASSIGN, True), (_PLAIN_DEFAULT, False)):
+            for m in pat.finditer(plain):
+                name = m.group(1)
+                if "_" not in name.strip("_") and not any(c.isupper() for c in name[1:]):
+                    continue
+                value = plain[m.end():m.end() + 40]
+                if near_needed and (_conditional(plain, m.start(), m.end())
+                                    or not _default_near(plain, m.start(), m.start())
+                                    and not _default_near(plain, m.start(), m.end())):
+                    continue
+                from verifier.draft.spans import Ref
+
+                h = env.resolver.resolve(Ref(name, (name,)), s.scope)
+                if h is not None:
+                    pairs.append((name, value, name, h, True, [name, _value_text(value)]))
         # a callable the sentence cites (`[add_site](...#L8191)`) takes parameters too
         for c in s.cited:
             if c.enclosing is not None and c.enclosing.kind in CALLABLES:
@@ -92,14 +151,17 @@ class DefaultProposer(Proposer):
                 callables.append(Hit(Ref(c.enclosing.name, (c.enclosing.name,)), c.upstream,
                                      (c.enclosing,), "cited"))
         done = set()
-        for name, value, span, where in pairs:
-            ok, v = literal(value)
+        for name, value, span, where, decisive, says in pairs:
+            ok, v = value_read(value)
             if not ok or name in done:
                 continue
             p = self._locate(name, v, span, where, callables, s, env)
             if p is not None:
                 done.add(name)
                 s.used.add(name)
+                p.says = [x for x in dict.fromkeys(says) if x]
+                p.decisive = decisive
+                p.reading = f"`{name}` defaults to {value_shown(v)}"
                 out.append(p)
         return out
 
@@ -115,13 +177,16 @@ class DefaultProposer(Proposer):
                                     options={"param": name}, anchor=span)
             return None
         for h in callables:
+            if h is where:
+                continue
             for d in with_constructors(env, h.upstream, h.defs):
                 if name in d.defaulted:
                     return proposal(self.name, "default", h, env, d=d, expected=v,
                                     options={"param": name}, anchor=span)
         cited = {(c.upstream, c.path) for c in s.cited}
-        if where is not None and where.best.container and (
-                where.how in ("qualified", "module", "receiver")
+        if where is not None and where.best.container and one_owner(where) and (
+                where.how in ("qualified", "module", "receiver") or where.how.startswith("scope")
+                or where.how == "context" and distinctive(name)
                 or (where.upstream, where.best.path) in cited):
             f = where.best
             ctor = self._constructor(env, where.upstream, f, name)
@@ -137,8 +202,11 @@ class DefaultProposer(Proposer):
         """The constructor of `f`'s class when it takes `name` with a default
         (`self.iterations = iterations` is set from `__init__(iterations=2)`)."""
         for d in env.indexes[up].by_path.get(f.path, []):
+            # a constructor generated from the fields (dataclass, pydantic, attrs) takes
+            # the field's own default: the field is the claim's locator
             if d.qual[:-1] == f.qual[:-1] and d.kind in ("constructor", "method") \
-                    and d.name in ("__init__", f.qual[-2]) and name in d.defaulted:
+                    and d.name in ("__init__", f.qual[-2]) and name in d.defaulted \
+                    and d.origin != "generated":
                 return d
         return None
 
@@ -151,10 +219,14 @@ class DefaultProposer(Proposer):
         names = s.unit.cells[0][1]
         if len(names) != 1:
             return []
-        ok, v = literal(s.unit.cells[col][0])
+        cell, cell_code = s.unit.cells[col]
+        ok, v = literal(cell)
+        if not ok and len(cell_code) == 1 and cell.strip() == cell_code[0].strip():
+            ok, v = value_read("`" + cell_code[0].strip() + "`")
         if not ok:
             return []
         name = names[0]
+        says = [name, _value_text(cell)]
         # the container: the table's introduction, or a permalink of the row
         owners = []
         for span in s.unit.context:
@@ -175,18 +247,57 @@ class DefaultProposer(Proposer):
                     for m in env.indexes[up].members(owner):
                         if m.name == name and m.kind in _FIELDS and m.valued:
                             s.used.add(name)
-                            return [proposal(self.name, "default", up, env, d=m, expected=v,
-                                             anchor=name)]
+                            return [_said(proposal(self.name, "default", up, env, d=m,
+                                                   expected=v, anchor=name), says, name, v)]
                     if name in d.defaulted:
                         s.used.add(name)
-                        return [proposal(self.name, "default", up, env, d=d, expected=v,
-                                         options={"param": name}, anchor=name)]
+                        return [_said(proposal(self.name, "default", up, env, d=d, expected=v,
+                                               options={"param": name}, anchor=name),
+                                      says, name, v)]
             else:
                 e = o.enclosing
                 for m in env.indexes[o.upstream].by_path.get(e.path, []):
                     if m.name == name and m.kind in _FIELDS and m.valued \
                             and m.qual[:-1] == e.qual:
                         s.used.add(name)
-                        return [proposal(self.name, "default", o.upstream, env, d=m,
-                                         expected=v, anchor=name)]
+                        return [_said(proposal(self.name, "default", o.upstream, env, d=m,
+                                               expected=v, anchor=name), says, name, v)]
         return []
+
+
+_ENUM_NAME = re.compile(r"^`\s*([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)\s*`")
+
+
+def value_read(text: str):
+    """(ok, value) of a default as the sentence writes it: a literal (`literal`), or an
+    enumerator-like name in a code span (`kExact`, `ShapeFlags.VISIBLE`): the `default`
+    kind compares it with the source's (possibly more qualified) spelling."""
+    ok, v = literal(text)
+    if ok:
+        return ok, v
+    m = _ENUM_NAME.match(text.strip())
+    # an API constant's spelling (`kExact`, `LM`, `ShapeFlags.VISIBLE`), not a lowercase
+    # word of the lesson's or an XML vocabulary (`pyramidal`)
+    if m and m.group(1) not in ("True", "False", "None", "true", "false") and \
+            any(c.isupper() for c in m.group(1).split(".")[-1].split("::")[-1]):
+        return True, m.group(1)
+    return False, None
+
+
+def _said(p, says, name, v):
+    p.says = [x for x in says if x]
+    p.reading = f"`{name}` defaults to {value_shown(v)}"
+    return p
+
+
+def _value_text(text: str) -> str:
+    """The literal as the sentence writes it (the `says` span of a value)."""
+    t = text.strip().lstrip("`*").strip()
+    m = re.match(r"""^(["'][^"'`]*["']|[-+−–]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+−–]?\d+)?|"""
+                 r"0[xX][0-9a-fA-F]+|True|False|true|false|None|[A-Za-z_][\w.:]*)", t)
+    return m.group(0) if m else ""
+
+
+def value_shown(v) -> str:
+    return str(v) if not isinstance(v, bool) else ("true" if v else "false")
+

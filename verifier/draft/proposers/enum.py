@@ -50,11 +50,15 @@ class EnumProposer(Proposer):
                             break
             if value is None:
                 continue
+            raw_value = value
             value = value.replace("−", "-")
             if not re.fullmatch(r"[-+]?(0[xX][0-9a-fA-F]+|\d+)", value):
                 continue
             v = int(value, 0) if not value.lower().startswith("0x") else value
-            out.append(proposal(self.name, "enum", h, env, expected=v))
+            p = proposal(self.name, "enum", h, env, expected=v)
+            p.says = [h.ref.span, raw_value]
+            p.reading = f"`{h.ref.name}` is {raw_value}"
+            out.append(p)
             s.used.add(h.ref.name)
         return out
 
@@ -65,5 +69,8 @@ class EnumProposer(Proposer):
                                          for d in idx.lookup(n)) for n in names):
             return None
         s.used.add(h.ref.name)
-        return proposal(self.name, "enum", h, env, expected=names,
-                        options={"compare": "composition"})
+        p = proposal(self.name, "enum", h, env, expected=names,
+                     options={"compare": "composition"})
+        p.says = [h.ref.span] + names
+        p.reading = f"`{h.ref.name}` = " + " | ".join(f"`{n}`" for n in names)
+        return p

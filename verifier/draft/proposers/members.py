@@ -69,6 +69,11 @@ class MembersProposer(Proposer):
                     opts["of"] = of
                 p = proposal(self.name, "members", up, env, d=c, expected=names,
                              options=opts, anchor=items[0][0].ref.span)
+                hows = {h.how for h, _ in items}
+                p.grounding = next((x for x in ("qualified", "receiver", "scope:sentence",
+                                                "scope:table") if x in hows), sorted(hows)[0])
+                p.says = list(dict.fromkeys(h.ref.span for h, _ in items))
+                p.reading = f"`{sym}` has " + ", ".join(f"`{n}`" for n in names)
                 out.append(p)
                 s.used.update(names)
                 m = _COUNT.search(s.text)

@@ -1,9 +1,11 @@
 """`signature`: the sentence names parameters of a callable it names.
 
 - keyword arguments of a call span (`SensorIMU(model, sites=..., verbose=True)`:
-  `sites`, `verbose`), in the order written (`match = "subset"`);
+  `sites`, `verbose`): each must be a parameter, in any order (`match = "names"`: a
+  call's keywords assert no order). A keyword the signature lacks comes out `diverged`;
 - code spans of the sentence that are parameter names of a callable span it names
-  ("`mj_step` 的 `m` 和 `d`").
+  ("`mj_step` 的 `m` 和 `d`"): each is a parameter (`match = "names"`); in the order
+  written (`match = "subset"`) when the sentence says they come in order.
 
 Positional argument names of a call span are the lesson's own variable names
 (`mj_differentiatePos(model, out_v, ...)` for `m, qvel, ...`): notation, never
@@ -14,7 +16,8 @@ from __future__ import annotations
 import re
 
 from verifier.draft.index import CALLABLES
-from verifier.draft.proposers.base import Proposer, proposal
+from verifier.draft.proposers.base import Proposer, one_owner, proposal
+from verifier.draft.reading import ORDER_HINT
 
 
 def _position(raw: str, name: str) -> int:
@@ -33,7 +36,7 @@ class SignatureProposer(Proposer):
         out = []
         for h in s.hits:
             defs = [d for d in h.defs if d.kind in CALLABLES | {"class"}]
-            if not defs:
+            if not defs or not one_owner(h):
                 continue
             d = defs[0]
             kw = [k for k, _ in h.ref.kwargs]
@@ -45,8 +48,11 @@ class SignatureProposer(Proposer):
             if kw and h.ref.call:
                 if _open_kwargs(d.params) and not all(k in (d.params or ()) for k in kw):
                     continue
-                out.append(proposal(self.name, "signature", h, env, d=d, expected=kw,
-                                    options={"match": "subset"}))
+                p = proposal(self.name, "signature", h, env, d=d, expected=kw,
+                             options={"match": "names"})
+                p.says = [k for k in kw]
+                p.reading = f"`{h.ref.name}` takes " + ", ".join(f"`{k}`" for k in kw)
+                out.append(p)
                 continue
             # other spans of the sentence that are its parameters
             named = [n for n in dict.fromkeys(
@@ -56,7 +62,12 @@ class SignatureProposer(Proposer):
             if named and not h.ref.call:
                 # in the order the sentence writes them (`hx/hy/hz`), whether resolved or not
                 order = sorted(dict.fromkeys(named), key=lambda n: _position(s.raw, n))
-                out.append(proposal(self.name, "signature", h, env, d=d, expected=order,
-                                    options={"match": "subset"}))
+                ordered = len(order) >= 2 and bool(ORDER_HINT.search(s.text))
+                p = proposal(self.name, "signature", h, env, d=d, expected=order,
+                             options={"match": "subset" if ordered else "names"})
+                p.says = list(order)
+                p.reading = f"`{h.ref.name}` takes " + ", ".join(f"`{n}`" for n in order) \
+                    + (" in this order" if ordered else "")
+                out.append(p)
                 s.used.update(named)
         return out

@@ -29,18 +29,24 @@ class SymbolProposer(Proposer):
             seen.add(key)
             # a name declared by a string literal (a port) counts only when its kind is named
             opts = {"kinds": [d.kind]} if d.kind in LITERAL_KINDS else None
-            out.append(proposal(self.name, "symbol", h, env, expected=True, options=opts))
+            p = proposal(self.name, "symbol", h, env, expected=True, options=opts)
+            p.says = [h.ref.span]
+            p.reading = f"`{h.ref.span}` exists"
+            out.append(p)
         # absent names: only where the sentence names the container to look in
         containers = [h for h in s.hits if h.best.kind in TYPES]
         for r in s.unresolved:
-            if len(r.parts) != 1 or not s.absent(r.span) or not containers:
+            if len(r.parts) != 1 or not s.absent(r.span) or not containers or r.name in s.used:
                 continue
             h = containers[0]
             defs = list(h.defs)
             if _PY.search(s.text):
                 defs.sort(key=lambda d: d.origin != "pybind11")
             d = defs[0]
-            out.append(proposal(self.name, "symbol", h, env, d=d, expected=False,
-                                symbol=f"{env.symbol(h.upstream, d)}.{r.name}", anchor=r.span,
-                                note=f"the sentence says {d.name} has no {r.name}"))
+            p = proposal(self.name, "symbol", h, env, d=d, expected=False,
+                         symbol=f"{env.symbol(h.upstream, d)}.{r.name}", anchor=r.span,
+                         note=f"the sentence says {d.name} has no {r.name}")
+            p.says = [h.ref.span, r.span]
+            p.reading = f"`{d.name}` has no `{r.name}`"
+            out.append(p)
         return out

@@ -22,7 +22,7 @@ def upstream_links(ctx: "LintContext", lesson: "Lesson"
         if gl is None:
             continue
         up = ctx.project.pins.by_slug(gl.slug)
-        if up is None or gl.kind not in ("blob", "tree", "raw", "commit"):
+        if up is None or gl.kind not in ("blob", "tree", "raw", "blame", "commit"):
             continue
         out.append((link, gl, up))
     return out
@@ -30,7 +30,7 @@ def upstream_links(ctx: "LintContext", lesson: "Lesson"
 
 def readable(ctx: "LintContext", gl: GitHubLink, up: "Upstream") -> bool:
     """A blob/raw link at the upstream's own pinned commit with a safe path."""
-    return (gl.kind in ("blob", "raw") and bool(gl.path) and not gl.hostile_path
+    return (gl.kind in ("blob", "raw", "blame") and bool(gl.path) and not gl.hostile_path
             and gl.ref == up.commit)
 
 

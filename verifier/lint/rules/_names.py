@@ -50,7 +50,8 @@ _NEGATION_BEFORE = re.compile(
     r"而不是|不是|并非|而非|rather than|instead of|^\s*(?:but\s+)?not)"
     r"\s*(?:任何|名为|叫做?|的|a|an|the|any)?\s*$", re.I)
 _NEGATION_AFTER = re.compile(
-    r"^\s*(?:(?:在|于)[^，,。；;]{0,24})?(?:并不存在|不存在|并不提供|不提供|并没有|没有|已被?移除|"
+    r"^\s*(?:(?:在|于)[^，,。；;]{0,24})?(?:也|亦|都|均|同样|根本|其实|实际上|also\s+|too\s+)?"
+    r"(?:并不存在|不存在|并不提供|不提供|并没有|没有|已被?移除|"
     r"已被?删除|does not exist|doesn't exist|is not defined|is not provided|is absent|"
     r"is gone|was removed|has been removed|no longer exists)", re.I)
 # right before a name: it is another library's ("外部 `x`", "third-party `x`") or the

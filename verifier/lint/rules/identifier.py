@@ -4,6 +4,7 @@ import re
 from dataclasses import dataclass, field
 
 from verifier.lint.base import Rule
+from verifier.lint.closed import declaration, typo_of
 from verifier.lint.rules._judge import Judgement, judge
 from verifier.lint.rules._links import readable, upstream_links
 from verifier.lint.rules._names import lesson_scope, memo
@@ -35,11 +36,16 @@ class Identifier(Rule):
     right before the name: "MuJoCo-Warp 的 `x`"); environment variables; names the
     lesson's own code or its linked example files define, or that its sentence
     gives to its example; names the lesson says do not exist ("没有 `X`", "there
-    is no `X`"). A name that is conclusively absent is an error; one that cannot be
-    looked up because its sources are unavailable is reported once per lesson and
-    upstream as source-unavailable (a near-miss "did you mean" never makes it an
-    error); a name the pinned release's surface lacks while its source is
-    unavailable is a warning on its line."""
+    is no `X`"). A name that is conclusively absent is an error, and so is a near
+    slip (one letter dropped, added, changed or swapped, a plural) of a name a closed
+    world declares: a part of the upstream the pinned release serves whole (a wheel
+    map rule whose files are all served: MuJoCo's `include/mujoco/`, Newton, Warp,
+    MJX), the pinned release's listing of its compiled modules (pydrake's stubs and
+    environment), or any file served at pinned identity — with "did you mean" and the
+    declaration's permalink. One that
+    cannot be decided because its sources are unavailable is an info finding on its
+    line, counted in the lesson's source-unavailable summary; a name the pinned
+    release's surface lacks while its source is unavailable is a warning on its line."""
 
     name = "identifier"
     code = "VL104"
@@ -55,6 +61,19 @@ class Identifier(Rule):
                 how = j.how if not foreign else (
                     f"{j.how} ({d.attributed}, which the sentence names, is not an upstream of "
                     "this lesson)")
+                ups = list(dict.fromkeys(u for u in (d.attributed, up, *doc.upstreams)
+                                         if u in ctx.project.pins.upstream))
+                slip = typo_of(ctx, ref.last, ups,
+                               ref.segments[-2] if len(ref.segments) >= 2 else None)
+                if slip is not None and slip.meant != j.suggestion:
+                    # a writing slip of a declared name says more than a similar name
+                    base = how.split("; did you mean")[0]
+                    j = Judgement(j.status, f"{base}; did you mean `{slip.meant}`?",
+                                  j.upstream, slip.meant, j.reading)
+                    how = j.how
+                if j.suggestion and "https://" not in how:
+                    at = declaration(ctx, ups, j.suggestion)
+                    how += f" (`{j.suggestion}`: {at})" if at else ""
                 out.append(self.finding(
                     doc, span.line, f"`{span.text}`: {how}",
                     severity=Severity.WARNING if foreign else Severity.ERROR,
@@ -122,6 +141,8 @@ class Identifier(Rule):
                     out.append(Decision(i, span, ref, skipped="the lesson says it does not "
                                         "exist, or it is the lesson's own object or example"))
                     continue
+                if j.status not in ("resolved", "unresolved"):
+                    j = _closed_world(ctx, doc, ref, attributed, j)
                 up = attributed if attributed and attributed not in doc.upstreams else (
                     j.upstream or _partial(own) or doc.upstreams[0])
                 out.append(Decision(i, span, ref, judgement=j, upstream=up,
@@ -196,6 +217,21 @@ class Decision:
     upstream: str | None = None
     attributed: str | None = None
     indexes: tuple = field(default=(), repr=False)
+
+
+def _closed_world(ctx, doc, ref, attributed, j: Judgement) -> Judgement:
+    """A name no index holds that is a near slip of a name a closed world of its
+    upstream declares (`verifier/lint/closed.py`): absent at the pin."""
+    ups = [attributed] if attributed and attributed in ctx.project.pins.upstream else []
+    ups += [u for u in doc.upstreams if u not in ups]
+    container = ref.segments[-2] if len(ref.segments) >= 2 else None
+    slip = typo_of(ctx, ref.last, ups, container)
+    if slip is None:
+        return j
+    at = f" ({slip.where}: {slip.permalink})" if slip.permalink else f" ({slip.where})"
+    return Judgement("unresolved", f"`{ref.last}` is not declared in {slip.world.label}; "
+                     f"did you mean `{slip.meant}`{at}?", slip.world.upstream,
+                     slip.meant, ref)
 
 
 def _partial(indexes) -> str | None:

@@ -19,8 +19,10 @@ class SuppressionUnused(Rule):
 
 class SourceUnavailable(Rule):
     """What a rule could not check because the upstream files it needs are not
-    available at pinned identity (or the course copy is partial) is reported once per
-    lesson and upstream, listing what went unchecked and why - never as a pass."""
+    available at pinned identity (or the course copy is partial) is never a pass: each
+    item is an info finding on its own line saying what and why, and a warning once
+    per lesson and upstream counts them with their lines (`--strict-unchecked` makes
+    any unchecked item fail the run)."""
 
     name = "source-unavailable"
     code = "VL109"

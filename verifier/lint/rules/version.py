@@ -33,7 +33,13 @@ _UNIT_AFTER = re.compile(
     r"m/s|rad/s|m/s²|rad/s²|N/m|GB|MB|KB|GiB|MiB)(?![\w.])|%|°|秒|毫秒|米|厘米|毫米|度|弧度|倍|赫兹|"
     r"牛|千克|公斤|克|步|次|帧)")
 _PIN_WORDS_VER = re.compile(r"(?:固定在?|阅读版本|阅读基线|源码基线|源码为|官方版本|官方|pinned(?: version)?)"
-                            r"[\s*_`:：|为是在]{0,4}$", re.I)
+                            r"(?:仍然|依然|依旧|仍|还|也)?[\s*_`:：|为是在]{0,4}$", re.I)
+# a bare version of the lesson's upstream: "3.15 的执行器", "| 3.15.0 实际组成 |",
+# "当成 1.57.0 配置" (no word right before it; two parts only with 的/实际 after)
+_BARE_BEFORE = re.compile(r"[A-Za-z0-9.+\-]\s*[*_`]*\s*$")
+_BARE_AFTER2 = re.compile(r"^[*_`]*\s*(?:的|实际|还|对|中|里|版|源码|实现|模式)")
+# three parts: a version whatever follows, unless the clause ends on it (`仍标3.14.0。`)
+_BARE_AFTER3 = re.compile(r"^[*_`]*\s*(?![。．.，,；;：:）)」』\]]|$)")
 
 
 def _quantity(clause: str, m: re.Match) -> bool:
@@ -100,7 +106,9 @@ class Version(Rule):
         alt = "|".join(sorted(map(re.escape, ups), key=len, reverse=True))
         mention = re.compile(rf"(?i)(?<![A-Za-z0-9-])({alt})(?![A-Za-z-]){_GAP}{_VER}"
                              r"(?![\d.]*\d)")
-        version_at = re.compile(rf"(?<![\w.]){_VER}(?![\d.]*\d)")
+        # CJK text touches numbers without a space (`固定3.15.7树`): only ASCII word
+        # characters bind to them
+        version_at = re.compile(rf"(?<![A-Za-z0-9_.]){_VER}(?![\d.]*\d)")
         out: list[Mention] = []
         lines = doc.text.split("\n")
         seen_rows: set[int] = set()
@@ -124,8 +132,13 @@ class Version(Rule):
                     if _quantity(clause, m):
                         continue
                     pinned_words = _PIN_WORDS_VER.search(clause[:m.start()])
-                    if m.start(1) in strong or not (pinned_words
-                                                    or _VER_WORD.search(clause[:m.start()])):
+                    if m.start(1) in strong:
+                        continue
+                    if not (pinned_words or _VER_WORD.search(clause[:m.start()])):
+                        bare = _bare(clause, m, [ups[u] for u in mine], words, external)
+                        if bare is not None and not _historical(clause, m.start(), m.end()):
+                            out.append(Mention(s.line, "version", m.group(1),
+                                               m.group(0).strip(), (bare,)))
                         continue
                     owner = _owner(clause[:m.start()], words, external)
                     if owner is None and not pinned_words:
@@ -190,6 +203,39 @@ _AFTER_HIST = re.compile(r"^[\s*_`）)]*(?:之前|以前|之后|以后|起|开�
                          r"onwards|and newer|and older)", re.I)
 
 
+_CONSTANTS = frozenset({"3.14", "2.71", "2.72", "1.41", "1.73", "1.61", "1.62"})
+
+
+def _bare(clause: str, m: re.Match, mine: list, words, external):
+    """The lesson upstream a bare version is the version of, or None: nothing names
+    an owner before it in the clause, no word touches it, exactly one of the lesson's
+    upstreams has its major version with a minor version within 3 of the pin's, the
+    words after it speak of a version (`3.15.0 的`, `实际`, `配置`, `源码`: not `仍标
+    3.14.0。`, whose owner the clause leaves open), and a two-part number has a
+    two-digit minor like the pin's and is no well-known constant (`3.15 的实现`;
+    `1.5 的系数` and `3.14 的近似` are quantities)."""
+    said = m.group(1).split(".")
+    if len(said) == 2 and m.group(1) in _CONSTANTS:
+        return None
+    before = clause[:m.start()]
+    # its own comma clause: "E2 复盘：…，特别核对 3.15 的" is not the milestone's
+    before = before[max(before.rfind(c) for c in "，,：:") + 1:]
+    if _BARE_BEFORE.search(before) or _owner(before, words, external) is not None:
+        return None
+    if not (_BARE_AFTER2 if len(said) == 2 else _BARE_AFTER3).match(clause[m.end():]):
+        return None
+    fits = []
+    for up in mine:
+        pin = up.version.lstrip("v").split(".")
+        if len(pin) < 2 or not pin[1].isdigit() or said[0] != pin[0]:
+            continue
+        if len(said) == 2 and len(said[1]) != len(pin[1]) or len(pin[1]) < 2 and len(said) == 2:
+            continue
+        if abs(int(said[1]) - int(pin[1])) <= 3:
+            fits.append(up)
+    return fits[0] if len(fits) == 1 else None
+
+
 def _historical(clause: str, start: int, end: int) -> bool:
     """`MuJoCo 3.1 之前`, `since Drake 1.20`: a statement about another version, not a
     claim of the pinned one."""
@@ -230,6 +276,10 @@ def _owner(before: str, words: dict[str, str], external: set[str] | frozenset[st
             kind = ("other", tok)   # `MuJoCo-Warp`, `mujoco-mjx`, `drake-atlas`
         elif w in external:
             kind = ("other", tok)   # `JAX0.7.2`, `Python 3.12`: another library or product
+        if kind is not None and kind[0] == "other" and best is not None \
+                and best[1][0] == "upstream" and before[m.start() - 1:m.start()] == "/" \
+                and before[best[0]:m.start() - 1].isalnum():
+            continue   # `MuJoCo/MJX`: a part of the upstream written beside its name
         if kind is not None:
             best = (m.start(), kind)
     for m in _PRODUCT_VERSION.finditer(before):

@@ -15,6 +15,15 @@
       n[el.dataset.type][1]++;
       if (ok) n[el.dataset.type][0]++;
     });
+    // the lists at the top follow the filters: an entry is shown when its card is
+    var listed = 0;
+    document.querySelectorAll('#attention li, #cannot-check li').forEach(function (li) {
+      var a = li.querySelector('a.where');
+      var card = a && document.getElementById(a.getAttribute('href').slice(1));
+      li.hidden = !!(card && card.hidden);
+      if (!li.hidden && li.closest('#attention')) listed++;
+    });
+    document.body.setAttribute('data-shown-attention', String(listed));
     document.querySelectorAll('section.lesson').forEach(function (s) {
       var note = s.querySelector('.none-shown');
       if (note) note.hidden = !!s.querySelector('.card:not([hidden])');
