@@ -117,53 +117,19 @@ def _side(project: "Project", lessons: "list[LessonDoc]", upstreams: list[str], 
             side.environments.append(f"{env.get('upstream')}: {env.get('env') or 'no env'} "
                                      f"({reqs}; {env.get('checks', 0)} check(s))"
                                      + (f": {env['note']}" if env.get("note") else ""))
-        final, note = _retry_timeouts(project, pairs, final)
-        if note:
-            side.environments.append(note)
+        for env in record.get("environments", []):
+            again = env.get("retried")
+            if again:
+                side.environments.append(
+                    f"{env.get('upstream')}: {again['checks']} check(s) timed out and ran "
+                    f"again with a longer limit (a cold environment compiles on first use); "
+                    f"{again['timed_out_again']} timed out again")
     for lc, r in zip((lc for lc, _ in pairs), _relabel(final, stand_in, label)):
         side.final[_key(r)] = r
         side.paths[_key(r)] = lc.claim.path
     for r in _relabel(static, stand_in, label):
         side.static[_key(r)] = r
     return side
-
-
-RETRY_FACTOR = 10
-RETRY_CAP = 900.0
-
-
-def _timed_out(r: "ClaimResult") -> bool:
-    rt = r.runtime
-    return rt is not None and rt.status == "error" and (rt.message or "").startswith("timed out")
-
-
-def _retry_timeouts(project: "Project", pairs: list, final: list["ClaimResult"]
-                    ) -> tuple[list["ClaimResult"], str]:
-    """Checks that ran out of time once more, with a longer limit (x10, at most 15 min):
-    an environment built for the upgrade starts cold (Warp compiles a kernel module on
-    its first use: 2.5 min for one Newton module on a loaded 2-CPU machine, over a
-    check's 60 s), and a compiled module is kept for every later check."""
-    import dataclasses
-
-    from verifier.runtime import confirm
-
-    again = [i for i, r in enumerate(final) if _timed_out(r)]
-    if not again:
-        return final, ""
-    retry = []
-    for i in again:
-        lc, static = pairs[i]
-        rt = lc.claim.runtime
-        longer = rt.model_copy(update={"timeout": min(rt.timeout * RETRY_FACTOR, RETRY_CAP)})
-        retry.append((dataclasses.replace(lc, claim=lc.claim.model_copy(
-            update={"runtime": longer})), static))
-    got, _ = confirm(project, retry, mode="all")
-    out = list(final)
-    for i, r in zip(again, got):
-        out[i] = r
-    still = sum(1 for r in got if _timed_out(r))
-    return out, (f"{len(again)} check(s) timed out and ran again with a {RETRY_FACTOR}x time "
-                 f"limit (a cold environment compiles on first use); {still} timed out again")
 
 
 def rerun(old_project: "Project", new_project: "Project", lessons: "list[LessonDoc]",
