@@ -110,7 +110,7 @@ def test_every_toml_and_json_read_goes_through_the_bounded_reader():
         "draft/measure.py": "pins.toml already read by the bounded reader (tomlkit edit)",
         "bench/course.py": "the benchmark's own command output",
         "bench/scale.py": "the benchmark's copies of the project's own claim files and outputs",
-        "bench/planted.py": "the benchmark's own pins.toml copy and the planted-error set it is given",
+        "bench/planted.py": "the planted-error set it is given (the benchmark's own input)",
         "claims/claimedit.py": "a claim file already read by the bounded reader (tomlkit edit)",
         "claims/saysdraft.py": "a claim file already read by the bounded reader (tomlkit edit)",
         "claims/says.py": "polarity.toml, the lexicon shipped with the tool",

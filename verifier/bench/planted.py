@@ -29,37 +29,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-import tomlkit
 
 
 def scratch_project(pins_path: Path, scratch: Path) -> Path:
     """A copy of the project without claims, its courses copied under `scratch/course`."""
-    root = pins_path.parent
-    scratch.mkdir(parents=True, exist_ok=True)
-    doc = tomlkit.parse(pins_path.read_text(encoding="utf-8"))
-    for name, c in doc.get("course", {}).items():
-        if "path" in c:
-            src = (root / str(c["path"])).resolve()
-            dst = scratch / "course" / name
-            if dst.exists():
-                shutil.rmtree(dst)
-            shutil.copytree(src, dst, symlinks=True)
-            c["path"] = str(dst)
-    (scratch / "pins.toml").write_text(tomlkit.dumps(doc), encoding="utf-8")
-    for extra in ("pins.lock", "lint.toml", "coverage.toml"):
-        if (root / extra).is_file():
-            shutil.copy2(root / extra, scratch / extra)
-    claims = scratch / "claims"
-    if claims.exists():
-        shutil.rmtree(claims)
-    claims.mkdir()
-    return scratch / "pins.toml"
+    from verifier.draft.measure import scratch_project as scratch_copy
+
+    return scratch_copy(pins_path, scratch, copy_courses=True)
 
 
 _QUIET_RULES = {"source-unavailable", "suppression-unused"}

@@ -178,9 +178,9 @@ __all__ = ["PARAPHRASE", "propose", "reason", "worth_it"]
 
 
 
-def code_spans_near(project, doc, line: int) -> set[str]:
-    """The lesson's code spans on and around `line` (a sentence may wrap)."""
-    model = project.lesson(doc)
+def code_spans_near(model, line: int) -> set[str]:
+    """The code spans of a parsed lesson (`model`) on and around `line` (a sentence may
+    wrap)."""
     return {c.text for c in model.code_spans if line - 1 <= c.line <= line + 8}
 
 
@@ -215,7 +215,7 @@ def migrate(project, ids: list[str] | None = None, write: bool = False
         if sentence is None:
             continue
         spans = propose(c, sentence, _plain_fragment(c.fragment),
-                        code_spans_near(project, doc, line))
+                        code_spans_near(project.lesson(doc), line))
         row = (lc.gid, spans, None) if spans else (lc.gid, None, reason(c))
         out.append(row)
         by_file.setdefault(lc.file, []).append((c.id, row))

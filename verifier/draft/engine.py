@@ -14,6 +14,7 @@ from verifier.draft.grounding import code_aliases
 from verifier.draft.index import index_for
 from verifier.draft.model import LessonDraft, Proposal, slug
 from verifier.draft.proposers import PROPOSERS, Env
+from verifier.claims.saysdraft import code_spans_near
 from verifier.draft.settle import settle
 from verifier.draft.spans import refs
 
@@ -61,11 +62,12 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
     for link in model.links:
         if not link.label_code and link.text.strip():
             resolver.labels.setdefault(link.href, []).append(link.text.strip())
-    # the types the lesson's permalinks cite (`mjdata.h` declares `mjData_`): context too
-    resolver.cited_types = _cited_types(project, indexes, [ln.href for ln in model.links])
-    resolver.cited_paths = tuple(dict.fromkeys(
-        c.path for c in cited(project, indexes, tuple(dict.fromkeys(ln.href for ln in model.links)))
-        if c.available))
+    # the files the lesson's permalinks cite, and the types they declare (`mjdata.h`
+    # declares `mjData_`): context too
+    cites = [c for c in cited(project, indexes, tuple(dict.fromkeys(ln.href for ln in model.links)))
+             if c.available]
+    resolver.cited_paths = tuple(dict.fromkeys(c.path for c in cites))
+    resolver.cited_types = _cited_types(indexes, cites)
     env = Env(project=project, indexes=indexes, resolver=resolver, default_upstream=ups[0])
     ids = {lc.claim.id for lc in claims}
     seen_keys: set[tuple] = set()
@@ -90,7 +92,7 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
             p.line = locate(frag, text) or u.line
             p.sentence = " ".join(u.text.split())[:200]
             p.unit = ui
-            settle(p, text, code_near(model, p.line))
+            settle(p, text, code_spans_near(model, p.line), project.store)
             if p.key() in seen_keys:
                 continue
             seen_keys.add(p.key())
@@ -104,11 +106,9 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
     return result
 
 
-def _cited_types(project, indexes, hrefs) -> tuple[str, ...]:
+def _cited_types(indexes, cites) -> tuple[str, ...]:
     out: list[str] = []
-    for c in cited(project, indexes, tuple(dict.fromkeys(hrefs))):
-        if not c.available:
-            continue
+    for c in cites:
         for d in indexes[c.upstream].by_path.get(c.path, []):
             if d.kind in ("struct", "class") and d.owner_kind in (None, "namespace", "module"):
                 out.append(d.name)
@@ -208,10 +208,6 @@ def _why_not(s: Sentence) -> str:
         return "names nothing the available pinned source defines"
     return "states nothing a proposal module can check"
 
-
-def code_near(model, line: int) -> set[str]:
-    """The lesson's code spans on and around `line` (a sentence may wrap)."""
-    return {c.text for c in model.code_spans if line - 1 <= c.line <= line + 8}
 
 
 def _prior(units, u, headings) -> list[str]:

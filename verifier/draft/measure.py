@@ -35,14 +35,24 @@ TARGET_DECIDED = 90.0
 TARGET_WARM_S = 2.0
 
 
-def scratch_project(pins_path: Path, scratch: Path) -> Path:
-    """A copy of the project without its claims; returns the scratch pins.toml."""
+def scratch_project(pins_path: Path, scratch: Path, copy_courses: bool = False) -> Path:
+    """A copy of the project without its claims; returns the scratch pins.toml.
+    `copy_courses`: the local courses are copied under `scratch/course/<name>` (to be
+    edited there) instead of read where they are."""
     root = pins_path.parent
     scratch.mkdir(parents=True, exist_ok=True)
     doc = tomlkit.parse(pins_path.read_text(encoding="utf-8"))
-    for _name, c in doc.get("course", {}).items():
-        if "path" in c:
-            c["path"] = str((root / str(c["path"])).resolve())
+    for name, c in doc.get("course", {}).items():
+        if "path" not in c:
+            continue
+        src = (root / str(c["path"])).resolve()
+        if copy_courses:
+            dst = scratch / "course" / name
+            if dst.exists():
+                shutil.rmtree(dst)
+            shutil.copytree(src, dst, symlinks=True)
+            src = dst
+        c["path"] = str(src)
     (scratch / "pins.toml").write_text(tomlkit.dumps(doc), encoding="utf-8")
     for extra in ("pins.lock", "lint.toml", "coverage.toml"):
         if (root / extra).is_file():

@@ -14,19 +14,25 @@ and never errors in `check` for its spans.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import ValidationError
 
 from verifier.claims.binding import span_problems
 from verifier.claims.model import Claim
-from verifier.claims.says import plain, read_as, spans_of
+from verifier.claims.says import Span, plain, read_as
 from verifier.claims.saysdraft import propose, reason
 from verifier.claims.sentences import _plain_fragment, sentence_of
 from verifier.draft.model import Proposal
 
+if TYPE_CHECKING:
+    from verifier.cache import Store
 
-def settle(p: Proposal, lesson_text: str, code: set[str]) -> None:
-    """Make `p.says` (and `p.paraphrase`) valid for the sentence `check` will find."""
-    sentence = sentence_of(lesson_text, p.fragment, p.line or None)
+
+def settle(p: Proposal, lesson_text: str, code: set[str], store: "Store | None" = None) -> None:
+    """Make `p.says` (and `p.paraphrase`) valid for the sentence `check` will find
+    (`store`: the sentence index of the lesson from its fact cache, built once)."""
+    sentence = sentence_of(lesson_text, p.fragment, p.line or None, store=store)
     if sentence is None:
         p.says = []
         return
@@ -41,8 +47,8 @@ def settle(p: Proposal, lesson_text: str, code: set[str]) -> None:
     except ValidationError:      # the claim itself does not load: draft/write.py says why
         p.says = readable
         return
-    kept = [e for e, sp in zip(readable, spans_of(_as_model(readable)))
-            if span_problems(claim, [sp], sentence) is None]
+    kept = [e for e in readable
+            if span_problems(claim, [_span(e)], sentence) is None]
     if kept or p.paraphrase:
         p.says = kept
         return
@@ -54,14 +60,6 @@ def settle(p: Proposal, lesson_text: str, code: set[str]) -> None:
         p.paraphrase = reason(claim)
 
 
-def _as_model(says: list) -> list:
-    """`says` entries in the form spans_of reads (tables as objects with text/read)."""
-    from verifier.claims.model import SaysSpan
-
-    out = []
-    for e in says:
-        if isinstance(e, str):
-            out.append(e)
-        else:
-            out.append(SaysSpan.model_construct(text=e["text"], read=e.get("read")))
-    return out
+def _span(e: str | dict) -> Span:
+    """A `says` entry as proposals write it (a string, or a table with text and read)."""
+    return Span(plain(e)) if isinstance(e, str) else Span(plain(e["text"]), e.get("read"))

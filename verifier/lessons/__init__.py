@@ -30,8 +30,12 @@ def inside(root: Path, path: Path) -> bool:
     return True
 
 
-def refuse_outside(root: Path, path: Path, what: str = "lesson file") -> None:
-    """ConfigError unless `path` resolves inside the course checkout `root`.
+def refuse_outside(root: Path, path: Path, what: str = "lesson file",
+                   where: str = "the course checkout",
+                   hint: str = "lessons and their folders must be files of the course "
+                               "repository, not symbolic links leading out of it") -> None:
+    """ConfigError unless `path` resolves inside `root` (the course checkout, or what
+    `where` names).
 
     A pull request can add a symlink (to /proc/self/environ, to a file holding a
     secret): its content must never be read as a lesson and published in records."""
@@ -40,10 +44,8 @@ def refuse_outside(root: Path, path: Path, what: str = "lesson file") -> None:
             target = str(path.resolve())
         except (OSError, RuntimeError):
             target = "an unresolvable path"
-        raise ConfigError(f"{what} resolves outside the course checkout {root} (to {target}); "
-                          "refusing to read it", file=str(path),
-                          hint="lessons and their folders must be files of the course "
-                               "repository, not symbolic links leading out of it")
+        raise ConfigError(f"{what} resolves outside {where} {root} (to {target}); "
+                          "refusing to read it", file=str(path), hint=hint)
 
 
 def lesson_files(root: Path, docs: str = "docs") -> list[Path]:

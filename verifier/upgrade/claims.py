@@ -117,7 +117,6 @@ def _side(project: "Project", lessons: "list[LessonDoc]", upstreams: list[str], 
             side.environments.append(f"{env.get('upstream')}: {env.get('env') or 'no env'} "
                                      f"({reqs}; {env.get('checks', 0)} check(s))"
                                      + (f": {env['note']}" if env.get("note") else ""))
-        for env in record.get("environments", []):
             again = env.get("retried")
             if again:
                 side.environments.append(
