@@ -65,7 +65,7 @@ class RunOptions:
     seed: int = 0
     timestamp: str | None = None
     excerpts: bool = True             # lesson sentences + source lines for the HTML report
-    suspects: bool = True             # with the check: suspects in uncovered sentences
+    suspects: bool = True             # with the check: suspects in statements no claim checks
 
 
 @dataclass

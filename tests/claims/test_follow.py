@@ -217,3 +217,46 @@ def test_a_paraphrase_claim_is_negated_by_a_flip_in_its_clause(sx):
     f.write_text(f.read_text().replace("has `AddToDiagram`", "has no `AddToDiagramX`"))
     r = sx.check(sx.claim_file.read_text().split("\n\n", 1)[1])["c"]
     assert r.verdict.value == "stale", r.message
+
+
+def test_a_repetition_of_the_checked_value_edited_outside_the_span_is_stale(sx):
+    # the sentence states the value twice; the span follows one occurrence, the edit
+    # changes the other: the claim's own words changed, so it is stale, never verified,
+    # and rebind refuses it
+    _setup(sx, "default-value")
+    f = _lesson(sx)
+    f.write_text(f.read_text().replace("scale)` defaults", "scale)` (a gain of 1.0) "
+                                       "defaults"))
+    assert not rebind(sx.project, None).refused          # reviewed with the repetition
+    body = sx.claim_file.read_text()
+    lock = (sx.root / "claims" / "claims.lock").read_text()
+    assert 'marks = ["GyroProbe", "scale", "1", "scale", "1"]' in lock
+    f.write_text(f.read_text().replace("(a gain of 1.0)", "(a gain of 2.0)"))
+    r = sx.check(body.split("\n\n", 1)[1])["c"]
+    assert r.verdict.value == "stale", r.message
+    assert "1 no longer there" in r.message and "own names and numbers" in r.message
+    rep = rebind(sx.project, None)
+    assert [g for g, _ in rep.refused] == ["demo-atlas/lesson/c"]
+    assert "own changed outside its spans" in rep.refused[0][1]
+    assert (sx.root / "claims" / "claims.lock").read_text() == lock
+    forced = rebind(sx.project, None, force="the gain is another number")
+    assert not forced.refused and forced.bound[0].state == "forced"
+    assert sx.check(body.split("\n\n", 1)[1])["c"].verdict.value == "verified"
+
+
+def test_the_claimed_name_swapped_outside_the_spans_is_stale(sx):
+    _setup(sx, "default-value")       # says the value; names `scale` in its words
+    f = _lesson(sx)
+    f.write_text(f.read_text().replace("defaults `bias` to `Eigen::Vector3d::Zero()`\nand "
+                                       "`scale` to 1.0", "defaults `scale` to "
+                                       "`Eigen::Vector3d::Zero()`\nand `bias` to 1.0"))
+    body = sx.claim_file.read_text()
+    r = sx.check(body.split("\n\n", 1)[1])["c"]
+    assert r.verdict.value == "stale", r.message
+    assert [g for g, _ in rebind(sx.project, None).refused] == ["demo-atlas/lesson/c"]
+    # the same words in the same order, written otherwise: still outside, verified
+    f.write_text(f.read_text().replace("defaults `scale` to `Eigen::Vector3d::Zero()`\nand "
+                                       "`bias` to 1.0", "defaults `bias` to "
+                                       "`Eigen::Vector3d::Zero()`\nand `scale` to 1.00"))
+    r = sx.check(body.split("\n\n", 1)[1])["c"]
+    assert r.verdict.value == "verified", r.message

@@ -9,7 +9,11 @@ are followed into the new sentence (verifier/claims/follow.py):
   derived   a span reads something else, or the clause's polarity flipped: the claim
             is re-derived from the sentence's words (verifier/claims/slots.py) and
             checked as the sentence now says it — negated when the polarity flipped
-  stale     a span is gone or no longer parses, or the claim has no spans to follow:
+  stale     a span is gone or no longer parses, or the claim has no spans to follow, or
+            the spans read the same but a reviewed word of the sentence that is one of
+            the claim's own names and numbers (claims.lock `marks`) was removed,
+            replaced or moved — a repetition of a checked value edited, two checked
+            names swapped outside the spans (a new mention added is no such edit):
             a person must look; the result shows the reviewed spans in their contexts
             beside the current sentence, the line, and what the evidence still says
 
@@ -25,7 +29,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from verifier.claims.follow import Followed, follow, relocate, reviewed_view, sentence_flips
+from verifier.claims.follow import (Followed, claim_atoms, follow, marks_of, relocate,
+                                    reviewed_view, sentence_flips)
 from verifier.claims.model import Claim
 from verifier.claims.says import Polarity, Span, reader_of, show, spans_of
 from verifier.claims.sentences import (_plain_fragment, lesson_sentences, locate,
@@ -50,6 +55,8 @@ class Bound:
     edit: SentenceEdit | None = None
     problem: str | None = None      # the claim's `says` cannot be what its sentence says
     turned: list[str] | None = None  # the sentence's polarity flipped outside the claim's clause
+    # the claim's own words moved or changed outside its spans: (reviewed, now) marks
+    marks: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 def span_problems(claim: Claim, spans: list[Span], sentence: str) -> str | None:
@@ -79,6 +86,30 @@ def _edit(reviewed, sentence: str, f: Followed | None, negated: bool = False) ->
     return SentenceEdit(reviewed=reviewed_view(reviewed) or None, now=sentence, spans=changes,
                         negated=negated, polarity=list(f.flip_words) if f else [],
                         reviewed_line=reviewed.line)
+
+
+def _lost(was: tuple[str, ...], now: tuple[str, ...]) -> bool:
+    """Whether a reviewed mark was removed, replaced or moved (a new mention of what the
+    claim checks, added beside the reviewed ones, is not an edit of them)."""
+    import difflib
+
+    sm = difflib.SequenceMatcher(a=was, b=now, autojunk=False)
+    return any(op != "equal" and op != "insert" for op, *_ in sm.get_opcodes())
+
+
+def _marks(was: tuple[str, ...], now: tuple[str, ...]) -> str:
+    import difflib
+
+    out = []
+    sm = difflib.SequenceMatcher(a=was, b=now, autojunk=False)
+    for op, a0, a1, b0, b1 in sm.get_opcodes():
+        if op == "replace":
+            out.append(f"{' '.join(was[a0:a1])} -> {' '.join(now[b0:b1])}")
+        elif op == "delete":
+            out.append(f"{' '.join(was[a0:a1])} no longer there")
+        elif op == "insert":
+            out.append(f"{' '.join(now[b0:b1])} added")
+    return "; ".join(out) or f"{' '.join(was)} -> {' '.join(now)}"
 
 
 def _refragment(fragment: str, f: Followed, text: str) -> str:
@@ -148,6 +179,15 @@ def bind_claim(lc: "LoadedClaim", lesson: "LessonDoc", bindings: "Bindings | Non
                      note=f"{moved}what the claim checks is no longer readable in its sentence "
                           f"({what}); reviewed: {reviewed_view(entry)}; now: {sentence[:200]!r}")
     if not f.changed and not f.negated:
+        if entry.marks is not None:
+            now = marks_of(sentence, claim_atoms(c.model_dump(), spans))
+            if now is not None and _lost(entry.marks, now):
+                return Bound(lc, line, sentence, "stale", edit=_edit(entry, sentence, f),
+                             marks=(entry.marks, now),
+                             note=f"{moved}its spans read the same, but the words of the sentence "
+                                  "that are the claim's own names and numbers changed outside "
+                                  f"them ({_marks(entry.marks, now)}; reviewed in order: {' '.join(entry.marks)}): another occurrence or the "
+                                  "order of what it checks was edited; re-check and re-bind")
         note = (f"{moved}sentence edited since review outside what this claim checks (its spans "
                 "read the same)" + (f"; polarity words changed but cancel out: "
                                     f"{', '.join(f.flip_words)}" if f.flip_words else ""))

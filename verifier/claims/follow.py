@@ -25,6 +25,8 @@ spans' contexts, near the reviewed line.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
+from fractions import Fraction
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
@@ -48,6 +50,9 @@ class Reviewed:
     lesson: str | None = None                       # git blob of the lesson text at review
     note: str | None = None                         # the reviewer's note (`rebind --force`)
     swords: tuple[tuple[str, int], ...] | None = None   # ... of the whole sentence (None: = words)
+    # the sentence's words that are the claim's own (its spans' and expected's names and
+    # numbers), in sentence order (None: not recorded); see `marks_of`
+    marks: tuple[str, ...] | None = None
 
     @property
     def sentence_words(self) -> tuple[tuple[str, int], ...]:
@@ -114,10 +119,82 @@ def clause_bounds(sentence: str, start: int, end: int) -> tuple[int, int]:
     return a, b
 
 
+_MARK = re.compile(r"(?<![A-Za-z0-9_.])(?:[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:[eE][-+−]?\d+)?)"
+                   r"(?![A-Za-z0-9_])")
+MAX_MARKS = 48
+
+
+def _mark(token: str) -> str | None:
+    """A token as a mark: a name as written, a number as its exact value (`1.220`,
+    `1.22` and `122e-2` are one mark)."""
+    if token[0].isdigit():
+        try:
+            return _num(Fraction(token.replace("−", "-")))
+        except (ValueError, ZeroDivisionError):
+            return None
+    return token
+
+
+def _num(f: Fraction) -> str:
+    d = f.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    if d != 1:
+        return str(f)
+    text = format(Decimal(f.numerator) / Decimal(f.denominator), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def claim_atoms(data: dict, spans: list[Span]) -> frozenset[str]:
+    """The names and numbers a claim holds (expected, symbol, options) or reads from its
+    sentence (its spans' words), as marks."""
+    out: set[str] = set()
+
+    def walk(v) -> None:
+        if v is None or isinstance(v, bool):
+            return
+        if isinstance(v, (int, float)):
+            try:
+                out.add(_num(abs(Fraction(str(v)))))
+            except (ValueError, ZeroDivisionError):
+                pass
+        elif isinstance(v, str):
+            for m in _MARK.finditer(v):
+                if (k := _mark(m.group())) is not None:
+                    out.add(k)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+
+    walk(data.get("expected"))
+    walk(data.get("symbol"))
+    walk(data.get("options"))
+    for sp in spans:
+        if not isinstance(sp.reading(), Polarity):
+            walk(sp.text)
+    return frozenset(out)
+
+
+def marks_of(sentence: str, atoms: frozenset[str]) -> tuple[str, ...] | None:
+    """The sentence's words that are among `atoms`, in order: an edit that swaps two of
+    them or changes one repetition of a checked value changes this sequence even when
+    every span still reads the same (None: too many to keep)."""
+    got = tuple(k for m in _MARK.finditer(sentence) if (k := _mark(m.group())) in atoms)
+    if len(got) > MAX_MARKS or any(len(k) > 64 for k in got):
+        return None
+    return got
+
+
 def review(sentence: str, fragment: str, spans: list[Span], sentence_hash: str,
-           line: int | None, lesson_blob: str | None) -> tuple[Reviewed, list[str]]:
+           line: int | None, lesson_blob: str | None,
+           atoms: frozenset[str] | None = None) -> tuple[Reviewed, list[str]]:
     """The lock entry of a claim reviewed against `sentence`, and the problems of its
-    spans (a span not in the sentence)."""
+    spans (a span not in the sentence); `atoms` (`claim_atoms`): record the sentence's
+    marks too."""
     frag_at = sentence.find(fragment)
     near = max(frag_at, 0)
     rows, problems = [], []
@@ -136,8 +213,9 @@ def review(sentence: str, fragment: str, spans: list[Span], sentence_hash: str,
     a, b = clause_bounds(sentence, lo, hi)
     words = tuple(sorted(polarity_counts(sentence[a:b]).items()))
     swords = tuple(sorted(polarity_counts(sentence).items()))
+    marks = marks_of(sentence, atoms) if atoms else None
     return Reviewed(sentence_hash, tuple(rows), words, line, lesson_blob, None,
-                    None if swords == words else swords), problems
+                    None if swords == words else swords, marks or None), problems
 
 
 def sentence_flips(reviewed: Reviewed, sentence: str) -> tuple[int, list[str]]:

@@ -14,7 +14,10 @@ each `says` span with up to 16 characters of the sentence on each side (short ve
 contexts: the lock never holds whole lesson sentences); `words` the polarity words of
 the claim's clause (`all`: of the whole sentence, when they differ); `line` the lesson line; `lesson` the blob of the lesson text, from
 which a course checkout with history can show the whole reviewed sentence; `note` the
-reviewer's note of a binding forced past a refusal (`rebind --force`).
+reviewer's note of a binding forced past a refusal (`rebind --force`); `marks` the
+sentence's words that are the claim's own names and numbers, in order (identifiers and
+numbers only: an edit that swaps two of them or changes one repetition of a checked value
+outside the spans makes the claim `stale`, verifier/claims/binding.py).
 Schema 1 (`[sentence]`: claim id -> hash) is read as entries without spans.
 """
 
@@ -61,14 +64,17 @@ def lock_path(claims_root: Path) -> Path:
 
 def entry_plain(e: Reviewed) -> list:
     return [e.sentence, [list(s) for s in e.spans], [list(w) for w in e.words], e.line,
-            e.lesson, e.note, None if e.swords is None else [list(w) for w in e.swords]]
+            e.lesson, e.note, None if e.swords is None else [list(w) for w in e.swords],
+            None if e.marks is None else list(e.marks)]
 
 
 def entry_of(plain: list) -> Reviewed:
-    sentence, spans, words, line, lesson, note, swords = plain
+    sentence, spans, words, line, lesson, note, swords, *rest = plain
+    marks = rest[0] if rest else None
     return Reviewed(sentence, tuple(tuple(s) for s in spans), tuple((w, int(n)) for w, n in words),
                     line, lesson, note,
-                    None if swords is None else tuple((w, int(n)) for w, n in swords))
+                    None if swords is None else tuple((w, int(n)) for w, n in swords),
+                    None if marks is None else tuple(marks))
 
 
 def load_bindings(claims_root: Path, store: "Store | None" = None) -> Bindings:
@@ -114,7 +120,8 @@ def _str(v: Any, limit: int = _MAX_CONTEXT) -> bool:
 def _entry(path: Path, gid: str, v: Any) -> Reviewed:
     if not isinstance(v, dict):
         raise _bad(path, gid, "must be a table")
-    unknown = set(v) - {"sentence", "spans", "words", "all", "line", "lesson", "note"}
+    unknown = set(v) - {"sentence", "spans", "words", "all", "line", "lesson", "note",
+                    "marks"}
     if unknown:
         raise _bad(path, gid, f"unknown key {sorted(unknown)[0]!r}")
     h = v.get("sentence")
@@ -146,7 +153,12 @@ def _entry(path: Path, gid: str, v: Any) -> Reviewed:
     note = v.get("note")
     if note is not None and not _str(note, 2000):
         raise _bad(path, gid, "`note` must be a string")
-    return Reviewed(h, tuple(tuple(s) for s in spans), words, line, lesson, note, swords)
+    marks = v.get("marks")
+    if marks is not None and (not isinstance(marks, list) or len(marks) > 48
+                              or not all(_str(m) and m for m in marks)):
+        raise _bad(path, gid, "`marks` must be a list of at most 48 short strings")
+    return Reviewed(h, tuple(tuple(s) for s in spans), words, line, lesson, note, swords,
+                    None if marks is None else tuple(marks))
 
 
 def _checked(text: str, path: Path) -> dict[str, Reviewed]:
@@ -198,6 +210,8 @@ def dump_bindings(entries: dict[str, Reviewed]) -> str:
         if e.swords is not None:
             parts.append("all = { " + ", ".join(f"{_toml_str(w)} = {n}" for w, n in e.swords)
                          + " }")
+        if e.marks:
+            parts.append("marks = [" + ", ".join(_toml_str(m) for m in e.marks) + "]")
         if e.note is not None:
             parts.append(f"note = {_toml_str(e.note)}")
         lines.append(f"{_toml_str(gid)} = {{ {', '.join(parts)} }}")

@@ -9,8 +9,9 @@ and at runtime when it has a runtime check and a confirmer is given), then:
                            verifies; then the claim file follows the sentence (the
                            changed `says` spans and the values derived from them are
                            written into it: a minimal tomlkit edit)
-  stale                    refused: a span is gone or no longer parses, or a claim
-                           without spans whose reworded sentence no longer verifies
+  stale                    refused: a span is gone or no longer parses, the claim's own
+                           words changed outside its spans (claims.lock `marks`), or a
+                           claim without spans whose reworded sentence no longer verifies
 
 `force` (the reviewer's note) binds a refused claim anyway: a derived claim is written
 as the sentence says it (and keeps diverging, with the note in claims.lock); a gone
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier.claims.binding import Bound, bind_claim
-from verifier.claims.follow import review
+from verifier.claims.follow import claim_atoms, review
 from verifier.claims.lock import Bindings, dump_bindings, load_bindings, lock_path
 from verifier.claims.says import spans_of
 from verifier.claims.sentences import _plain_fragment, sentence_hash
@@ -145,7 +146,8 @@ def rebind(project: "Project", ids: list[str] | None, *, force: str | None = Non
         spans = spans_of(target.claim.says)
         entry, _ = review(bound.sentence, _plain_fragment(lc.claim.fragment), spans,
                           sentence_hash(bound.sentence), bound.line,
-                          blob_sha(lessons[(lc.course, lc.lesson)].text.encode("utf-8")))
+                          blob_sha(lessons[(lc.course, lc.lesson)].text.encode("utf-8")),
+                          claim_atoms(target.claim.model_dump(), spans))
         if force is not None and state == "forced":
             from dataclasses import replace
 
@@ -175,6 +177,10 @@ def rebind(project: "Project", ids: list[str] | None, *, force: str | None = Non
 def _refusal(bound: Bound, res: ClaimResult, runtime_ran: bool) -> str | None:
     """Why binding this claim would bless a contradiction (or hide a lost span)."""
     if bound.state == "stale":
+        if bound.marks is not None:
+            return (f"the sentence's words that are the claim's own changed outside its spans "
+                    f"({' '.join(bound.marks[0])} -> {' '.join(bound.marks[1])}); re-check what "
+                    "it says, fix `says`, or --force with a note")
         if bound.edit is not None and any(s.now is None or s.why for s in bound.edit.spans):
             gone = [s.was for s in bound.edit.spans if s.now is None or s.why]
             return (f"what it checks is no longer in its sentence (span(s) {', '.join(gone)}); "

@@ -34,23 +34,28 @@ def draft_lessons(project: "Project", lessons: "list[LessonDoc]"
     return out, sorted((ld.name, why) for ld, why in excluded)
 
 
-def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedClaim]
-                 ) -> LessonDraft:
+def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedClaim],
+                 *, others: bool = False) -> LessonDraft:
+    """Proposals for the sentences no claim in `claims` covers. With `others` (the
+    suspect stage), a covered sentence is drafted too, for the statements its claims do
+    not check: a proposal about a name or a span one of the sentence's claims already
+    checks is dropped (that claim diverges when its words are edited)."""
     text = lesson.text
     pins = project.pins
     ups = [u for u in lesson.upstreams if u in pins.upstream]
     default_up = next((lc.upstream for lc in claims if lc.upstream and not lc.claim.upstream),
                       ups[0] if ups else None)
     us = units(text, pins)
-    covered = set()
+    covered: dict[int, list[LoadedClaim]] = {}
     for lc in claims:
         off = fragment_offset(lc.claim.fragment, text) if lc.claim.fragment else None
         u = unit_of(us, off) if off is not None else None
         if u is not None:
-            covered.add(id(u))
-    todo = [(i, u) for i, u in enumerate(us) if id(u) not in covered]
+            covered.setdefault(id(u), []).append(lc)
+    todo = [(i, u) for i, u in enumerate(us) if others or id(u) not in covered]
     result = LessonDraft(course=lesson.course, lesson=lesson.path, upstream=default_up,
-                         candidates=len(us), uncovered=len(todo), proposals=[])
+                         candidates=len(us),
+                         uncovered=sum(1 for u in us if id(u) not in covered), proposals=[])
     if not ups:
         result.skipped = [(u.line, "the lesson's course names no pinned upstream")
                           for _, u in todo]
@@ -83,6 +88,8 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
                 if p.symbol:     # a name a claim already locates gets no `symbol` claim too
                     s.used.add(p.symbol.replace("::", ".").split(".")[-1])
                 props.append(p)
+        if id(u) in covered:
+            props = [p for p in props if not _checked(p, covered[id(u)])]
         kept = 0
         for p in props:
             frag = fragments.choose(text, u.start, u.end, p.anchor)
@@ -99,11 +106,42 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
             p.id = _unique(ids, _base_id(p))
             result.proposals.append(p)
             kept += 1
-        if not kept:
+        if not kept and id(u) not in covered:
             result.skipped.append((u.line, _why_not(s)))
         for note in dict.fromkeys(s.ambiguous):
             result.ambiguous.append((u.line, note))
     return result
+
+
+def _checked(p: Proposal, claims: list[LoadedClaim]) -> bool:
+    """Does a claim of the sentence already check what `p` reads (the same name, or one
+    of the same words)?"""
+    from verifier.claims.says import spans_of
+
+    mine = {_last(p.symbol), _last(p.options.get("param"))} - {None}
+    words = {_said(x) for x in p.says} - {""}
+    for lc in claims:
+        c = lc.claim
+        theirs = {_last(c.symbol), _last((c.options or {}).get("param"))} - {None}
+        if mine & theirs:
+            return True
+        said = {sp.text for sp in spans_of(c.says)}
+        if any(w in t or t in w for w in words for t in said if t):
+            return True
+    return False
+
+
+def _last(name) -> str | None:
+    if not isinstance(name, str) or not name:
+        return None
+    return name.replace("::", ".").rstrip("()").split(".")[-1]
+
+
+def _said(x) -> str:
+    from verifier.claims.says import plain
+
+    return plain(x if isinstance(x, str) else str(x.get("text", "")) if isinstance(x, dict)
+                 else "")
 
 
 def _cited_types(indexes, cites) -> tuple[str, ...]:

@@ -1,9 +1,11 @@
-"""Suspects: lesson sentences no reviewed claim covers that the pinned source contradicts.
+"""Suspects: lesson statements no reviewed claim checks that the pinned source contradicts.
 
 `verifier check` and `verify` run this stage after the claim check. For each lesson
 (pages the coverage rule excludes are skipped), the drafter (`verifier/draft`) reads
-the assertions of every checkable sentence that no claim in the lesson's claim file
-covers, in memory: a default, a value, an order, a keyword, an absence, a membership,
+the assertions of every checkable sentence, in memory — of a sentence a claim of the
+lesson's claim file covers, only the statements that claim does not check (a proposal
+about a name or words one of the sentence's claims holds is dropped: that claim follows
+its words and diverges when they are edited): a default, a value, an order, a keyword, an absence, a membership,
 a declared type, each with its `expected` read from the sentence's own words. Each
 *decisive* static proposal is checked by its claim kind against the files served at
 pinned identity; one that comes out `diverged` is a finding of its own:
@@ -110,7 +112,7 @@ def _lesson(project: "Project", lesson: "LessonDoc", claims: "list[LoadedClaim]"
     from verifier.draft.engine import draft_lesson
     from verifier.suspect.judge import judge
 
-    draft = draft_lesson(project, lesson, claims)
+    draft = draft_lesson(project, lesson, claims, others=True)
     return judge(project, lesson, draft)
 
 
