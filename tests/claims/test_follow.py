@@ -260,3 +260,24 @@ def test_the_claimed_name_swapped_outside_the_spans_is_stale(sx):
                                        "`Eigen::Vector3d::Zero()`\nand `scale` to 1.00"))
     r = sx.check(body.split("\n\n", 1)[1])["c"]
     assert r.verdict.value == "verified", r.message
+
+
+def test_rebind_refuses_a_paraphrase_claim_whose_named_symbol_was_edited(sx):
+    # no spans to follow: any edit makes it stale; an edit of the name the claim holds
+    # is refused by rebind (the claim would verify about a name the sentence no longer
+    # says), an edit of other words is bound
+    sx.write('[[claim]]\nid = "c"\nfragment = "The Python binding has no"\nkind = "symbol"\n'
+             'path = "bindings/pysimx/systems/sensors_py_gyro.cc"\n'
+             'symbol = "GyroProbe.AddToDiagram"\nexpected = false\nparaphrase = "a test"\n\n')
+    assert not rebind(sx.project, None).refused
+    f = _lesson(sx)
+    original = f.read_text()
+    f.write_text(original.replace("has no `AddToDiagram`", "has no `AddToScene`"))
+    r = sx.check(sx.claim_file.read_text().split("\n\n", 1)[1])["c"]
+    assert r.verdict.value == "stale" and "AddToDiagram no longer there" in r.message, r.message
+    rep = rebind(sx.project, None)
+    assert [g for g, _ in rep.refused] == ["demo-atlas/lesson/c"], rep
+    f.write_text(original.replace("The Python binding has no", "The Python binding still "
+                                  "has no"))
+    rep = rebind(sx.project, None)
+    assert not rep.refused, rep

@@ -164,10 +164,18 @@ def bind_claim(lc: "LoadedClaim", lesson: "LessonDoc", bindings: "Bindings | Non
                              note=f"{moved}the sentence was edited since review "
                                   f"({'; '.join(f.flip_words)}): checked as it reads now (its "
                                   "assertion negated)", edit=_edit(entry, sentence, f, True))
+        lost = None
+        if entry.marks is not None:
+            now = marks_of(sentence, claim_atoms(c.model_dump(), spans))
+            if now is not None and _lost(entry.marks, now):
+                lost = (entry.marks, now)
         why = ("the claim names no `says` spans to follow" if not spans else
                "its `expected` is not its spans' words (`paraphrase`)" if c.paraphrase else
                "claims.lock keeps no spans for it (bound before `says`)")
-        return Bound(lc, line, sentence, "stale", edit=_edit(entry, sentence, None),
+        if lost is not None:
+            why += (f", and the words of the sentence that are the claim's own names and "
+                    f"numbers changed ({_marks(*lost)})")
+        return Bound(lc, line, sentence, "stale", edit=_edit(entry, sentence, None), marks=lost,
                      note=f"{moved}sentence changed since the claim was reviewed and {why}; "
                           f"re-check and re-bind with `verifier claims rebind {lc.gid}` (the "
                           f"sentence now reads: {sentence[:160]!r})")

@@ -119,8 +119,9 @@ def clause_bounds(sentence: str, start: int, end: int) -> tuple[int, int]:
     return a, b
 
 
-_MARK = re.compile(r"(?<![A-Za-z0-9_.])(?:[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:[eE][-+−]?\d+)?)"
-                   r"(?![A-Za-z0-9_])")
+# a name (also after a `.`: `d.qpos`), or a number not part of a dotted version (`3.15.0`)
+_MARK = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*"
+                   r"|(?<![A-Za-z0-9_.])\d+(?:\.\d+)?(?:[eE][-+−]?\d+)?(?![A-Za-z0-9_])")
 MAX_MARKS = 48
 
 
