@@ -204,11 +204,16 @@ def test_a_negation_turned_in_another_clause_is_a_warning_on_the_line(sx):
     assert "“不是” removed" in turned[0].message and "demo-atlas/lesson/c" in turned[0].message
 
 
-def test_a_paraphrase_claim_is_negated_by_a_flip_in_its_clause(sx):
+def _absent_claim(sx):
+    """A reviewed `paraphrase` claim (no spans): `GyroProbe.AddToDiagram` is not bound."""
     sx.write('[[claim]]\nid = "c"\nfragment = "The Python binding has no"\nkind = "symbol"\n'
              'path = "bindings/pysimx/systems/sensors_py_gyro.cc"\n'
              'symbol = "GyroProbe.AddToDiagram"\nexpected = false\nparaphrase = "a test"\n\n')
     assert not rebind(sx.project, None).refused
+
+
+def test_a_paraphrase_claim_is_negated_by_a_flip_in_its_clause(sx):
+    _absent_claim(sx)
     f = _lesson(sx)
     f.write_text(f.read_text().replace("has no `AddToDiagram`", "has `AddToDiagram`"))
     r = sx.check(sx.claim_file.read_text().split("\n\n", 1)[1])["c"]
@@ -266,10 +271,7 @@ def test_rebind_refuses_a_paraphrase_claim_whose_named_symbol_was_edited(sx):
     # no spans to follow: any edit makes it stale; an edit of the name the claim holds
     # is refused by rebind (the claim would verify about a name the sentence no longer
     # says), an edit of other words is bound
-    sx.write('[[claim]]\nid = "c"\nfragment = "The Python binding has no"\nkind = "symbol"\n'
-             'path = "bindings/pysimx/systems/sensors_py_gyro.cc"\n'
-             'symbol = "GyroProbe.AddToDiagram"\nexpected = false\nparaphrase = "a test"\n\n')
-    assert not rebind(sx.project, None).refused
+    _absent_claim(sx)
     f = _lesson(sx)
     original = f.read_text()
     f.write_text(original.replace("has no `AddToDiagram`", "has no `AddToScene`"))

@@ -166,3 +166,35 @@ def test_every_record_format_carries_suspects(ap, tmp_path):
     for name, text in texts.items():
         if name.endswith((".json", ".md", ".html", ".sarif", ".xml")) and name != "run.json":
             assert "VS101" in text or "suspect" in text, name
+
+
+def test_a_covered_sentence_is_judged_for_what_its_claim_does_not_check(ap):
+    # one sentence, two defaults: the claim checks the right one; the other, wrong at the
+    # pin, is still a suspect. The claim is then turned to the wrong one (its fragment
+    # unchanged): the memo must not serve the old suspects, and the claim's own
+    # divergence replaces the suspect
+    text = LESSON.replace("`Solver` 的 `iterations` 默认 3。\n\n`Solver` 的 `relaxation` 默认 0.8。",
+                          "`Solver` 的 `relaxation` 默认 0.8，`iterations` 默认 3。")
+    assert text != LESSON
+    ap.rewrite(text)
+    claims = ap.root / "claims" / "demo-atlas"
+    claims.mkdir(parents=True)
+
+    def claim(param, expected, says):
+        (claims / "lesson.toml").write_text(
+            'lesson = "docs/lesson.md"\nupstream = "asim"\n\n[[claim]]\nid = "d"\n'
+            'fragment = "`Solver` 的 `relaxation` 默认"\nkind = "default"\n'
+            'path = "pyasim/_src/sim/solver.py"\nsymbol = "Solver"\n'
+            f'expected = {expected}\nsays = ["{says}"]\noptions = {{ param = "{param}" }}\n',
+            encoding="utf-8")
+
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "`iterations` 默认 3" in ln)
+    claim("relaxation", 0.8, "0.8")
+    run = _run(ap)
+    assert [c.verdict.value for c in run.report.claims] == ["verified"]
+    sus = [f for f in _suspects(run) if f.line == line]
+    assert len(sus) == 1 and "defaults to 2" in sus[0].data["source_says"], sus
+    claim("iterations", 3, "3")
+    run = _run(ap)
+    assert [c.verdict.value for c in run.report.claims] == ["diverged"]
+    assert line not in {f.line for f in _suspects(run)}

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from verifier.claims.follow import (Followed, claim_atoms, follow, marks_of, relocate,
+from verifier.claims.follow import (Followed, claim_atoms, follow, lost_marks, relocate,
                                     reviewed_view, sentence_flips)
 from verifier.claims.model import Claim
 from verifier.claims.says import Polarity, Span, reader_of, show, spans_of
@@ -55,8 +55,8 @@ class Bound:
     edit: SentenceEdit | None = None
     problem: str | None = None      # the claim's `says` cannot be what its sentence says
     turned: list[str] | None = None  # the sentence's polarity flipped outside the claim's clause
-    # the claim's own words moved or changed outside its spans: (reviewed, now) marks
-    marks: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    # the claim's own words removed, replaced or moved outside its spans (follow.lost_marks)
+    marks: tuple[str, ...] | None = None
 
 
 def span_problems(claim: Claim, spans: list[Span], sentence: str) -> str | None:
@@ -86,30 +86,6 @@ def _edit(reviewed, sentence: str, f: Followed | None, negated: bool = False) ->
     return SentenceEdit(reviewed=reviewed_view(reviewed) or None, now=sentence, spans=changes,
                         negated=negated, polarity=list(f.flip_words) if f else [],
                         reviewed_line=reviewed.line)
-
-
-def _lost(was: tuple[str, ...], now: tuple[str, ...]) -> bool:
-    """Whether a reviewed mark was removed, replaced or moved (a new mention of what the
-    claim checks, added beside the reviewed ones, is not an edit of them)."""
-    import difflib
-
-    sm = difflib.SequenceMatcher(a=was, b=now, autojunk=False)
-    return any(op != "equal" and op != "insert" for op, *_ in sm.get_opcodes())
-
-
-def _marks(was: tuple[str, ...], now: tuple[str, ...]) -> str:
-    import difflib
-
-    out = []
-    sm = difflib.SequenceMatcher(a=was, b=now, autojunk=False)
-    for op, a0, a1, b0, b1 in sm.get_opcodes():
-        if op == "replace":
-            out.append(f"{' '.join(was[a0:a1])} -> {' '.join(now[b0:b1])}")
-        elif op == "delete":
-            out.append(f"{' '.join(was[a0:a1])} no longer there")
-        elif op == "insert":
-            out.append(f"{' '.join(now[b0:b1])} added")
-    return "; ".join(out) or f"{' '.join(was)} -> {' '.join(now)}"
 
 
 def _refragment(fragment: str, f: Followed, text: str) -> str:
@@ -164,17 +140,13 @@ def bind_claim(lc: "LoadedClaim", lesson: "LessonDoc", bindings: "Bindings | Non
                              note=f"{moved}the sentence was edited since review "
                                   f"({'; '.join(f.flip_words)}): checked as it reads now (its "
                                   "assertion negated)", edit=_edit(entry, sentence, f, True))
-        lost = None
-        if entry.marks is not None:
-            now = marks_of(sentence, claim_atoms(c.model_dump(), spans))
-            if now is not None and _lost(entry.marks, now):
-                lost = (entry.marks, now)
+        lost = lost_marks(entry, sentence, claim_atoms(c.model_dump(), spans))
         why = ("the claim names no `says` spans to follow" if not spans else
                "its `expected` is not its spans' words (`paraphrase`)" if c.paraphrase else
                "claims.lock keeps no spans for it (bound before `says`)")
         if lost is not None:
             why += (f", and the words of the sentence that are the claim's own names and "
-                    f"numbers changed ({_marks(*lost)})")
+                    f"numbers changed ({'; '.join(lost)})")
         return Bound(lc, line, sentence, "stale", edit=_edit(entry, sentence, None), marks=lost,
                      note=f"{moved}sentence changed since the claim was reviewed and {why}; "
                           f"re-check and re-bind with `verifier claims rebind {lc.gid}` (the "
@@ -187,15 +159,15 @@ def bind_claim(lc: "LoadedClaim", lesson: "LessonDoc", bindings: "Bindings | Non
                      note=f"{moved}what the claim checks is no longer readable in its sentence "
                           f"({what}); reviewed: {reviewed_view(entry)}; now: {sentence[:200]!r}")
     if not f.changed and not f.negated:
-        if entry.marks is not None:
-            now = marks_of(sentence, claim_atoms(c.model_dump(), spans))
-            if now is not None and _lost(entry.marks, now):
-                return Bound(lc, line, sentence, "stale", edit=_edit(entry, sentence, f),
-                             marks=(entry.marks, now),
-                             note=f"{moved}its spans read the same, but the words of the sentence "
-                                  "that are the claim's own names and numbers changed outside "
-                                  f"them ({_marks(entry.marks, now)}; reviewed in order: {' '.join(entry.marks)}): another occurrence or the "
-                                  "order of what it checks was edited; re-check and re-bind")
+        lost = lost_marks(entry, sentence, claim_atoms(c.model_dump(), spans))
+        if lost is not None:
+            return Bound(lc, line, sentence, "stale", edit=_edit(entry, sentence, f),
+                         marks=lost,
+                         note=f"{moved}its spans read the same, but the words of the sentence "
+                              "that are the claim's own names and numbers changed outside them "
+                              f"({'; '.join(lost)}; reviewed in order: {' '.join(entry.marks)}): "
+                              "another occurrence or the order of what it checks was edited; "
+                              "re-check and re-bind")
         note = (f"{moved}sentence edited since review outside what this claim checks (its spans "
                 "read the same)" + (f"; polarity words changed but cancel out: "
                                     f"{', '.join(f.flip_words)}" if f.flip_words else ""))

@@ -25,10 +25,10 @@ spans' contexts, near the reviewed line.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
-from fractions import Fraction
 from dataclasses import dataclass, field
+from decimal import Decimal
 from difflib import SequenceMatcher
+from fractions import Fraction
 
 from verifier.claims.says import (Number, Polarity, Reading, Span, flips, lexicon,
                                   polarity_counts, polarity_words, read_as, read_polarity,
@@ -188,6 +188,25 @@ def marks_of(sentence: str, atoms: frozenset[str]) -> tuple[str, ...] | None:
     if len(got) > MAX_MARKS or any(len(k) > 64 for k in got):
         return None
     return got
+
+
+def lost_marks(reviewed: Reviewed, sentence: str, atoms: frozenset[str]
+               ) -> tuple[str, ...] | None:
+    """What became of the reviewed marks that were removed, replaced or moved in
+    `sentence` (`2 -> 3`, `scale no longer there`), or None: none was (a mention added
+    beside the reviewed ones is no edit of them), or no marks were recorded."""
+    if reviewed.marks is None:
+        return None
+    was, now = reviewed.marks, marks_of(sentence, atoms)
+    if now is None:
+        return None
+    out = []
+    for op, a0, a1, b0, b1 in SequenceMatcher(a=was, b=now, autojunk=False).get_opcodes():
+        if op == "replace":
+            out.append(f"{' '.join(was[a0:a1])} -> {' '.join(now[b0:b1])}")
+        elif op == "delete":
+            out.append(f"{' '.join(was[a0:a1])} no longer there")
+    return tuple(out) or None
 
 
 def review(sentence: str, fragment: str, spans: list[Span], sentence_hash: str,

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verifier.claims.follow import Reviewed
+from verifier.claims.follow import MAX_MARKS, Reviewed
 from verifier.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -154,9 +154,9 @@ def _entry(path: Path, gid: str, v: Any) -> Reviewed:
     if note is not None and not _str(note, 2000):
         raise _bad(path, gid, "`note` must be a string")
     marks = v.get("marks")
-    if marks is not None and (not isinstance(marks, list) or len(marks) > 48
+    if marks is not None and (not isinstance(marks, list) or len(marks) > MAX_MARKS
                               or not all(_str(m) and m for m in marks)):
-        raise _bad(path, gid, "`marks` must be a list of at most 48 short strings")
+        raise _bad(path, gid, f"`marks` must be a list of at most {MAX_MARKS} short strings")
     return Reviewed(h, tuple(tuple(s) for s in spans), words, line, lesson, note, swords,
                     None if marks is None else tuple(marks))
 

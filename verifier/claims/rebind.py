@@ -179,8 +179,8 @@ def _refusal(bound: Bound, res: ClaimResult, runtime_ran: bool) -> str | None:
     if bound.state == "stale":
         if bound.marks is not None:
             return (f"the sentence's words that are the claim's own changed outside its spans "
-                    f"({' '.join(bound.marks[0])} -> {' '.join(bound.marks[1])}); re-check what "
-                    "it says, fix `says`, or --force with a note")
+                    f"({'; '.join(bound.marks)}); re-check what it says, fix `says`, or --force "
+                    "with a note")
         if bound.edit is not None and any(s.now is None or s.why for s in bound.edit.spans):
             gone = [s.was for s in bound.edit.spans if s.now is None or s.why]
             return (f"what it checks is no longer in its sentence (span(s) {', '.join(gone)}); "

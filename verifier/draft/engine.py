@@ -86,7 +86,7 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
             for p in proposer.propose(s, env):
                 s.claimed.add((p.upstream, p.path))
                 if p.symbol:     # a name a claim already locates gets no `symbol` claim too
-                    s.used.add(p.symbol.replace("::", ".").split(".")[-1])
+                    s.used.add(_last(p.symbol))
                 props.append(p)
         if id(u) in covered:
             props = [p for p in props if not _checked(p, covered[id(u)])]
@@ -132,6 +132,7 @@ def _checked(p: Proposal, claims: list[LoadedClaim]) -> bool:
 
 
 def _last(name) -> str | None:
+    """`C::m`, `C.m`, `m()` -> `m`."""
     if not isinstance(name, str) or not name:
         return None
     return name.replace("::", ".").rstrip("()").split(".")[-1]

@@ -5,7 +5,8 @@ An entry is stored in the fact cache (`facts/suspect/`, signed plain data) keyed
 blob of the lesson's text, the code version of this stage (the import closure of
 `verifier.suspect`: the drafter, the proposers, the claim kinds), and a query: the
 lesson's course and path, the fragments of the claims bound to it (they decide which
-sentences are uncovered), and for each upstream of the lesson what decides which of
+sentences are uncovered) and the names and `says` words each checks (they decide which
+statements of a covered sentence are drafted), and for each upstream of the lesson what decides which of
 its files are served (`verifier/draft/index.py` `_key`: the pin, the lock's blobs, the
 providers, mirrors and wheels). The value is the lesson's suspects before suppressions
 and the files the judge read, as (upstream, path, blob, status, provider); a hit is
@@ -17,9 +18,11 @@ of the fact cache.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from verifier.claims.says import spans_of
 from verifier.codeversion import code_version
 from verifier.facts.cache import fact_cache
 from verifier.results import Finding
@@ -42,8 +45,13 @@ class Memo:
         from verifier.draft.index import _key
 
         ups = [u for u in lesson.upstreams if u in self.project.pins.upstream]
+        # the fragments decide which sentences are covered; the names and words the
+        # claims check decide which statements of a covered sentence are still drafted
         return {"course": lesson.course, "lesson": lesson.path,
                 "fragments": sorted({lc.claim.fragment for lc in claims if lc.claim.fragment}),
+                "checked": sorted({json.dumps([lc.claim.symbol, (lc.claim.options or {}).get(
+                    "param"), [sp.text for sp in spans_of(lc.claim.says)]], default=str)
+                    for lc in claims}),
                 "upstreams": {u: _key(self.project, u) for u in ups}}
 
     def suspects(self, lesson: "LessonDoc", claims: "list[LoadedClaim]",
