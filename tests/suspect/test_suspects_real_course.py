@@ -96,3 +96,22 @@ def test_planted_values_become_suspects_and_nothing_else_does(real_env, tmp_path
                      if ln not in edited}
     assert not {k: v for k, v in new_elsewhere.items() if v}
     shutil.rmtree(tmp_path / "scratch", ignore_errors=True)
+
+
+def test_a_page_the_coverage_rules_exclude_is_judged_by_lint_alone(real_env, tmp_path):
+    """An index or validation page has no drafts: `flags` reports what lint and the
+    suspect stage find on it (an edit there is judged, not a crash)."""
+    from verifier.bench.planted import flags, scratch_project
+    from verifier.claims.coverage import split_lessons
+    from verifier.project import load_project
+
+    spins = scratch_project(PINS, tmp_path / "scratch")
+    project = load_project(spins, notify=lambda m: None)
+    _, excluded = split_lessons(project, list(project.lessons()))
+    if not excluded:
+        pytest.skip("no page of the shared course is excluded by the coverage rules")
+    ld = excluded[0][0]
+    got = flags(spins, ld.course, ld.path)
+    assert all(isinstance(k, int) and v for k, v in got.items())
+    assert not any(x.startswith("draft ") for v in got.values() for x in v)
+    shutil.rmtree(tmp_path / "scratch", ignore_errors=True)
