@@ -11,7 +11,8 @@ import pytest
 from verifier.facts.symbols import Symbol, SymbolIndex
 from verifier.lint.resolve import Resolution
 from verifier.lint.rules import _judge
-from verifier.lint.rules._judge import closed_container_miss, judge, module_closed
+from verifier.lint.rules._judge import (closed_container_miss, closed_family_miss, judge,
+                                       module_closed)
 from verifier.lint.rules._links import (ABSENT, PRESENT, RELEASE_ABSENT, UNKNOWN, _from_layer,
                                         path_presence)
 from verifier.lint.shapes import classify
@@ -177,3 +178,42 @@ def test_a_helper_struct_local_to_several_implementation_files_is_not_closed():
     assert judge([idx], _ref("Impl._construct")).status == "inconclusive"
     one = _index(two[:1], files=["bindings/systems_py.cc"], unavailable=["bindings/py/scalar.py"])
     assert judge([one], _ref("Impl._construct")).status == "unresolved"
+
+
+FAMILY = [Symbol(name="demoModel_", kind="struct", path="a.h", line=2),
+          Symbol(name="demoModel", kind="typedef", path="a.h", line=20, target="demoModel_"),
+          *[Symbol(name=f"jnt_{n}", kind="field", path="a.h", line=3 + i, parent="demoModel_")
+            for i, n in enumerate(("type", "qposadr", "dofadr", "bodyid"))],
+          Symbol(name="jnt_scratch", kind="parameter", path="pkg/kernels.py", line=4,
+                 parent="step")]
+
+
+def test_a_bare_name_of_a_served_struct_field_family_is_no_field():
+    idx = _index(FAMILY, files=("a.h", "pkg/kernels.py"), unavailable=["src/engine.c"])
+    miss = closed_family_miss([idx], _ref("jnt_qveladr"))
+    assert miss and "no field `jnt_qveladr` in C struct `demoModel`" in miss
+    assert "`jnt_dofadr`" in miss and "a.h:2" in miss
+    # qualified names, other prefixes, and a family under FAMILY_MIN fields say nothing
+    assert closed_family_miss([idx], _ref("model.jnt_qveladr")) is None
+    assert closed_family_miss([idx], _ref("geom_xpos")) is None
+    small = _index(FAMILY[:4], files=("a.h",), unavailable=["src/engine.c"])
+    assert closed_family_miss([small], _ref("jnt_qveladr")) is None
+    # fields declared outside a served header (a Python class) make no family
+    py = [s._replace(path="pkg/types.py") if s.kind == "field" else s
+          for s in FAMILY]
+    assert closed_family_miss([_index(py, files=("a.h", "pkg/types.py"))],
+                              _ref("jnt_qveladr")) is None
+
+
+def test_a_family_miss_is_an_error_only_when_no_served_text_writes_the_name():
+    from verifier.lint.rules.identifier import _field_family
+
+    idx = _index(FAMILY, files=("a.h", "pkg/kernels.py"), unavailable=["src/engine.c"])
+    texts = {"a.h": "struct demoModel_ { int jnt_type; };",
+             "pkg/kernels.py": "# jnt_warm is what the old solver kept\n"}
+    ctx = SimpleNamespace(source=lambda up, path: (None, texts[path]))
+    was = _judge.Judgement("inconclusive", "no symbol")
+    j = _field_family(ctx, [idx], _ref("jnt_qveladr"), was)
+    assert j.status == "unresolved" and "no field `jnt_qveladr`" in j.how
+    # a comment that writes the name: the lesson may be quoting it
+    assert _field_family(ctx, [idx], _ref("jnt_warm"), was) is was

@@ -15,6 +15,8 @@ the indexes of the upstreams it may belong to, and keep the verdict honest.
 
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass
 
 from verifier.lint.resolve import Resolution, Resolver, near_allowed
@@ -80,6 +82,45 @@ def closed_container_miss(indexes: list, ref: ApiRef) -> str | None:
             return None
         c = conts[0]
         return (f"C {c.kind} `{owner}` ({c.path}:{c.line}) has no member `{name}` at the pin")
+    return None
+
+
+_FAMILY = re.compile(r"([a-z][a-z0-9]*)_[a-z0-9_]*[a-z0-9]")
+FAMILY_MIN = 4     # fields of one C struct sharing the prefix that make it a family
+
+
+def closed_family_miss(indexes: list, ref: ApiRef) -> str | None:
+    """A bare `jnt_qveladr`: a name shaped like the fields of a C struct defined in a
+    served header whose fields share its prefix (`jnt_`: at least FAMILY_MIN of
+    `mjModel`'s), found nowhere in the indexes. The struct's definition is all of its
+    fields, so the name is no field of it. Asked only once nothing binds it; the caller
+    also makes sure no served text writes the name (a comment that says it)."""
+    if len(ref.segments) != 1:
+        return None
+    m = _FAMILY.fullmatch(ref.segments[0])
+    if m is None:
+        return None
+    prefix = m.group(1) + "_"
+    for idx in indexes:
+        fams: dict[str, list[str]] = {}
+        for n in idx.names_with_prefix(prefix):
+            for s in idx.lookup(n):
+                if s.kind == "field" and s.parent and s.path.endswith(".h") \
+                        and s.path in idx.files:
+                    fams.setdefault(s.parent, []).append(n)
+        fams = {k: sorted(set(v)) for k, v in fams.items() if len(set(v)) >= FAMILY_MIN}
+        if not fams:
+            continue
+        owner = min(fams, key=lambda k: (-len(fams[k]), k))
+        cont = next((s for s in idx.lookup(owner) if s.kind in C_CONTAINERS), None)
+        shown = {v: k for k, v in idx.aliases.items()}.get(owner, owner)
+        at = f" ({cont.path}:{cont.line})" if cont else ""
+        names = ", ".join(f"`{n}`" for n in fams[owner][:8])
+        more = "…" if len(fams[owner]) > 8 else ""
+        close = difflib.get_close_matches(ref.segments[0], fams[owner], n=1, cutoff=0.75)
+        hint = f"; did you mean `{close[0]}`?" if close else ""
+        return (f"no field `{ref.segments[0]}` in C struct `{shown}`{at}, whose "
+                f"`{prefix}` fields are {names}{more}{hint}")
     return None
 
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 from verifier.lint.base import Rule
 from verifier.lint.closed import declaration, typo_of
-from verifier.lint.rules._judge import Judgement, judge
+from verifier.lint.rules._judge import Judgement, closed_family_miss, judge
 from verifier.lint.rules._links import readable, upstream_links
 from verifier.lint.rules._names import lesson_scope, memo
 from verifier.lint.shapes import classify
@@ -42,7 +42,9 @@ class Identifier(Rule):
     map rule whose files are all served: MuJoCo's `include/mujoco/`, Newton, Warp,
     MJX), the pinned release's listing of its compiled modules (pydrake's stubs and
     environment), or any file served at pinned identity — with "did you mean" and the
-    declaration's permalink. One that
+    declaration's permalink. So is a bare name shaped like the fields of a C struct a
+    served header defines (`jnt_qveladr`: its prefix is that of at least four of
+    `mjModel`'s fields) that no served file writes, not even in a comment. One that
     cannot be decided because its sources are unavailable is an info finding on its
     line, counted in the lesson's source-unavailable summary; a name the pinned
     release's surface lacks while its source is unavailable is a warning on its line."""
@@ -143,6 +145,8 @@ class Identifier(Rule):
                     continue
                 if j.status not in ("resolved", "unresolved"):
                     j = _closed_world(ctx, doc, ref, attributed, j)
+                if j.status not in ("resolved", "unresolved"):
+                    j = _field_family(ctx, indexes, ref, j)
                 up = attributed if attributed and attributed not in doc.upstreams else (
                     j.upstream or _partial(own) or doc.upstreams[0])
                 out.append(Decision(i, span, ref, judgement=j, upstream=up,
@@ -232,6 +236,31 @@ def _closed_world(ctx, doc, ref, attributed, j: Judgement) -> Judgement:
     return Judgement("unresolved", f"`{ref.last}` is not declared in {slip.world.label}; "
                      f"did you mean `{slip.meant}`{at}?", slip.world.upstream,
                      slip.meant, ref)
+
+
+_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _field_family(ctx, indexes, ref, j: Judgement) -> Judgement:
+    """A bare name shaped like the fields of a C struct a served header defines
+    (`_judge.closed_family_miss`) that no served file of its upstream writes, even in a
+    comment or a string: absent at the pin."""
+    miss = closed_family_miss(indexes, ref)
+    if miss is None:
+        return j
+    store = memo(ctx)
+    for idx in indexes:
+        key = ("words", idx.upstream)
+        if key not in store:
+            words: set[str] = set()
+            for path in sorted(idx.files):
+                _, text = ctx.source(idx.upstream, path)
+                words.update(_WORDS.findall(text or ""))
+            store[key] = words
+        if ref.last in store[key]:
+            return j
+    return Judgement("unresolved", f"{miss}; no served file writes `{ref.last}`",
+                     indexes[0].upstream, j.suggestion, ref)
 
 
 def _partial(indexes) -> str | None:
