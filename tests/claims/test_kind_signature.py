@@ -12,6 +12,12 @@ from tests.claims.simx_project import claim, simx  # noqa: F401 (fixture)
 CASES = [
     ("include/simx/simx.h", "sx_readProbe", ["model", "d", "id", "out", "nout"], {}, "verified"),
     ("include/simx/simx.h", "sx_readProbe", ["model", "d", "out", "id", "nout"], {}, "diverged"),
+    ("include/simx/simx.h", "sx_readProbe", [{"name": "out", "at": 4}], {"match": "subset"},
+     "verified"),
+    ("include/simx/simx.h", "sx_readProbe", [{"name": "out", "at": 3}], {"match": "subset"},
+     "diverged"),
+    ("include/simx/simx.h", "sx_readProbe", [{"name": "nout", "at": 9}], {"match": "subset"},
+     "diverged"),                                   # past the last parameter
     ("include/simx/simx.h", "sx_versionString", [], {}, "verified"),          # (void)
     ("src/engine/sx_forward.c", "sx_advance", ["model", "d"], {}, "verified"),
     ("systems/sensors/gyro_probe.h", "GyroProbe", ["body", "X_BP", "bias", "scale"], {}, "verified"),
@@ -82,6 +88,8 @@ def test_markers_where_parameter_kinds_put_them():
     (["a", "/", "/"], "at most one"),
     ([{"name": "a", "kind": "keyword"}], "is not one of"),
     ([3], "bad parameter entry"),
+    ([{"name": "state", "at": 0}], "position counted from 1"),
+    ([{"name": "state", "at": "2"}], "position counted from 1"),
 ])
 def test_bad_marker_claims(simx, expected, needle):
     r = simx.one(claim("s", "signature", "pysimx/_src/sensors/probe_imu.py", "ProbeIMU.update",

@@ -60,6 +60,10 @@ By default the `Solver` uses `enable_restitution=True`.
 
 `as_ray(m, d, vec, pnt, hit)` 返回命中。
 
+`as_integrate(model, q, v, dt)` 用课程自己的变量名。
+
+`as_integrate(model, q, dt, v)` 把步长写在第三位。
+
 射线字段按 `dist dir origin point` 的顺序排列。
 
 另一处把字段顺序写成 `dist origin dir point`。
@@ -105,6 +109,12 @@ C++ 的 `TiltProbe` 没有 `gain`。
 ## 11. 引用
 
 这一点在头文件里写得很清楚，见[这里](https://github.com/asim-org/asim/blob/PINSHA/include/asim/asmodel.h#L6-L13)。
+
+## 12. 段落引用
+
+批量查询逐条写入命中。默认 `fast=True`。结果写入缓冲。[查询](https://github.com/asim-org/asim/blob/PINSHA/pyasim/_src/sensors/ray_probe.py#L20-L22)
+
+另一种写法逐条写入。它默认 `fast=False`。结果同样写入缓冲。[查询](https://github.com/asim-org/asim/blob/PINSHA/pyasim/_src/sensors/ray_probe.py#L20-L22)
 """
 
 
@@ -161,6 +171,11 @@ CASES = [
      ["m", "pos", "vel", "dt"], "verified"),
     ("`as_ray(m, d, vec, pnt, hit)`", "signature", "as_ray", {"match": "subset"},
      ["m", "d", "vec", "pnt", "hit"], "diverged"),       # pnt comes before vec
+    # every parameter given positionally: a name fixes its place (`at`), even alone
+    ("`as_integrate(model, q, v, dt)`", "signature", "as_integrate", {"match": "subset"},
+     [{"name": "dt", "at": 4}], "verified"),
+    ("`as_integrate(model, q, dt, v)`", "signature", "as_integrate", {"match": "subset"},
+     [{"name": "dt", "at": 3}], "diverged"),
     ("`dist dir origin point` 的顺序", "members", "asRayField_", {"match": "subsequence"},
      ["asRAY_DIST", "asRAY_DIR", "asRAY_ORIGIN", "asRAY_POINT"], "verified"),
     ("`dist origin dir point`", "members", "asRayField_", {"match": "subsequence"},
@@ -188,6 +203,9 @@ CASES = [
      ["as_position", "as_velocity", "as_acceleration"], "verified"),
     ("`as_step` 先调用 `as_velocity`", "call_order", "as_step", {"match": "subsequence"},
      ["as_velocity", "as_position"], "diverged"),
+    # a parameter of the one callable the paragraph cites (in another of its sentences)
+    ("默认 `fast=True`", "default", "cast_rays", {"param": "fast"}, True, "verified"),
+    ("它默认 `fast=False`", "default", "cast_rays", {"param": "fast"}, False, "diverged"),
 ]
 
 

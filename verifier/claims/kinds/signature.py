@@ -54,7 +54,9 @@ options = { match = "subset" }     # the lesson leaves out `verbose`
 | `match` | `exact` (default): same parameters in the same order; `prefix`: the first parameters; `subset`: these parameters in this relative order, others may interleave; `names`: each of these is a parameter, in any order (the keywords a call passes) |
 
 Entries of `expected` are names, `"/"` and `"*"` markers, or tables
-`{ name = ..., default = ..., kind = ..., type = ... }`; a default is compared like the
+`{ name = ..., default = ..., kind = ..., type = ..., at = ... }`; `at` is the parameter's
+position counted from 1 (the markers not counted): the argument a call writes there binds
+it (`mj_integratePos(model, q, v, dt)` puts `dt` fourth); a default is compared like the
 `default` kind does (by meaning: `0.0` == `0.` == `0`, `1/30` == `1.0 / 30`, `true` ==
 `True`, `0xFFFFFFFF` == `4294967295`). `kind` is one of `positional_only`,
 `positional_or_keyword`, `keyword_only`, `var_positional`, `var_keyword`.
@@ -129,14 +131,18 @@ def _expected(claim) -> list[dict]:
         if isinstance(item, str):
             out.append({"marker": item} if item in MARKERS else {"name": item})
         elif isinstance(item, dict) and isinstance(item.get("name"), str) and \
-                set(item) <= {"name", "default", "kind", "type"}:
+                set(item) <= {"name", "default", "kind", "type", "at"}:
             if "kind" in item and item["kind"] not in _KINDS:
                 raise ClaimError(f"signature: parameter kind {item['kind']!r} is not one of "
                                  f"{', '.join(_KINDS)}")
+            if "at" in item and (type(item["at"]) is not int or item["at"] < 1):
+                raise ClaimError(f"signature: `at` of parameter {item['name']!r} must be a "
+                                 f"position counted from 1, not {item['at']!r}")
             out.append(item)
         else:
             raise ClaimError(f"signature: bad parameter entry {item!r} (a name, \"/\", \"*\", "
-                             "or a table with `name` and optional `default`, `kind`, `type`)")
+                             "or a table with `name` and optional `default`, `kind`, `type`, "
+                             "`at`)")
     if sum(1 for e in out if e.get("marker") == "/") > 1 or \
             sum(1 for e in out if e.get("marker") == "*") > 1:
         raise ClaimError("signature: at most one \"/\" and one \"*\" marker")
@@ -206,6 +212,9 @@ class _Cmp:
 def matches(exp: list[dict], params, mode: str, cmp: _Cmp) -> bool:
     ps = list(params)
     ok = cmp.item_ok
+    plain = [p for p in ps if not isinstance(p, str)]
+    if not all(e["at"] <= len(plain) and ok(e, plain[e["at"] - 1]) for e in exp if "at" in e):
+        return False
     if mode == "exact":
         return len(ps) == len(exp) and all(ok(e, p) for e, p in zip(exp, ps, strict=True))
     if mode == "prefix":

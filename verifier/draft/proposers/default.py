@@ -10,7 +10,8 @@
 
 `X` must be a field/attribute of a container, or a parameter of a callable, that the
 sentence grounds (the callable it names, a cited definition, the class its context names
-— `verifier/draft/grounding.py`), with a default at the pin; `V` must be a literal (a
+— `verifier/draft/grounding.py` —, or else the one callable the rest of its paragraph
+cites), with a default at the pin; `V` must be a literal (a
 number with or without unit, a boolean, `None`, a quoted string): identifiers and
 expressions are not proposed (their spelling differs from the source's without the
 meaning differing). A default is *decisive* (a contradiction is reported by `check`)
@@ -143,13 +144,20 @@ class DefaultProposer(Proposer):
                 if h is not None:
                     pairs.append((name, value, name, h, True, [name, _value_text(value)]))
         # a callable the sentence cites (`[add_site](...#L8191)`) takes parameters too
+        from verifier.draft.context import Hit
+        from verifier.draft.spans import Ref
+
         for c in s.cited:
             if c.enclosing is not None and c.enclosing.kind in CALLABLES:
-                from verifier.draft.context import Hit
-                from verifier.draft.spans import Ref
-
                 callables.append(Hit(Ref(c.enclosing.name, (c.enclosing.name,)), c.upstream,
                                      (c.enclosing,), "cited"))
+        # ... and so does the one callable its paragraph cites ("它默认 `visible=False`。
+        # …[add_site](…)"), asked last, when nothing closer takes the name
+        near = {(c.upstream, c.enclosing) for c in s.nearby
+                if c.enclosing is not None and c.enclosing.kind in CALLABLES}
+        if len(near) == 1:
+            (up, d), = near
+            callables.append(Hit(Ref(d.name, (d.name,)), up, (d,), "cited nearby"))
         done = set()
         for name, value, span, where, decisive, says in pairs:
             ok, v = value_read(value)

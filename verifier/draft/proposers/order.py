@@ -5,7 +5,9 @@
   callable's own parameter names are its parameters, in that relative order
   (`signature`, `match = "subset"`, the names in the order written). Names that are the
   lesson's own variables (`model` for `m`) are notation and are left out; keyword
-  arguments say nothing about order.
+  arguments say nothing about order. A call that gives every parameter positionally
+  (`mj_integratePos(model, q, v, dt)`) also fixes where each named one stands (`at`):
+  `dt` is the fourth parameter, even when it is the only name the call shares.
 - **An ordered list of enumerators.** A sentence with an order word (依次/顺序/order/→)
   that lists at least three names which are all enumerators of one enum, written in
   full (`mjINT_EULER`) or by their suffix (`dist dir origin point` for
@@ -22,6 +24,18 @@ from verifier.draft.proposers.base import Proposer, one_owner, proposal, with_co
 from verifier.draft.reading import ORDER_HINT, enumerator_of, split_list
 
 _ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _positions(written: list[str], params: tuple[str, ...]) -> dict[str, int] | None:
+    """name -> position (from 1) of each argument written with a parameter's name, when
+    the call gives every parameter positionally (as many arguments as parameters, none
+    by keyword, no `...`, no starred parameter): then the i-th argument binds the i-th
+    parameter, whatever the other arguments are called."""
+    if any(p.startswith("*") for p in params) or len(written) != len(params):
+        return None
+    if any("=" in a or a in ("...", "…") or not a for a in written):
+        return None
+    return {a: i for i, a in enumerate(written, 1) if _ID.match(a) and a in params}
 
 
 class OrderProposer(Proposer):
@@ -55,12 +69,22 @@ class OrderProposer(Proposer):
             if best is None or not names or len(set(names)) != len(names):
                 continue
             sym_def = h.best if h.best.kind in CALLABLES | {"class"} else best
-            p = proposal(self.name, "signature", h, env, d=sym_def, expected=names,
+            # every argument a parameter name: their relative order already fixes them
+            at = _positions(written, best.params) if len(names) < len(written) else None
+            expected = [{"name": n, "at": at[n]} for n in names] if at else names
+            p = proposal(self.name, "signature", h, env, d=sym_def, expected=expected,
                          options={"match": "subset"})
             p.says = [{"text": ", ".join(names), "read": "names"}] if \
                 ", ".join(names) in s.raw else list(names)
-            p.reading = (f"`{r.name}` takes {', '.join(f'`{n}`' for n in names)} in this order"
-                         if len(names) > 1 else f"`{r.name}` takes a parameter `{names[0]}`")
+            if at:
+                p.paraphrase = ("`at` is where the call writes each parameter's name (every "
+                                "parameter given, positionally)")
+                p.reading = f"`{r.name}` takes " + ", ".join(
+                    f"`{n}` as parameter {at[n]}" for n in names)
+            else:
+                p.reading = (f"`{r.name}` takes {', '.join(f'`{n}`' for n in names)} in this "
+                             "order" if len(names) > 1 else
+                             f"`{r.name}` takes a parameter `{names[0]}`")
             out.append(p)
         return out
 
