@@ -110,6 +110,13 @@ C++ 的 `TiltProbe` 没有 `gain`。
 
 这一点在头文件里写得很清楚，见[这里](https://github.com/asim-org/asim/blob/PINSHA/include/asim/asmodel.h#L6-L13)。
 
+## 13. 所在对象
+
+| 字段 | 所在对象 | 含义 |
+|---|---|---|
+| `act_gear` | asModel | 传动比 |
+| `pos0` | asData | 参考位置 |
+
 ## 12. 段落引用
 
 批量查询逐条写入命中。默认 `fast=True`。结果写入缓冲。[查询](https://github.com/asim-org/asim/blob/PINSHA/pyasim/_src/sensors/ray_probe.py#L20-L22)
@@ -203,6 +210,11 @@ CASES = [
      ["as_position", "as_velocity", "as_acceleration"], "verified"),
     ("`as_step` 先调用 `as_velocity`", "call_order", "as_step", {"match": "subsequence"},
      ["as_velocity", "as_position"], "diverged"),
+    # a table's owner column says which object holds the row's fields
+    ("| `act_gear` | asModel |", "members", "asModel_", {"match": "subset"}, ["act_gear"],
+     "verified"),
+    ("| `pos0` | asData |", "members", "asData_", {"match": "subset"}, ["pos0"],
+     "diverged"),                                       # pos0 is asModel's
     # a parameter of the one callable the paragraph cites (in another of its sentences)
     ("默认 `fast=True`", "default", "cast_rays", {"param": "fast"}, True, "verified"),
     ("它默认 `fast=False`", "default", "cast_rays", {"param": "fast"}, False, "diverged"),

@@ -3,7 +3,9 @@
 - a qualified code span `C.m` (`SensorIMU.accelerometer`, `mjData.history`), or a
   receiver `v.m` whose variable is named after a container (`data.qpos`, `state.body_f`,
   `control.joint_f`: `verifier/draft/ownership.py`);
-- prose: "`C` 的 `m`", "`C` 有/提供/包含 `m`", "`m` of `C`", "`C` has `m`".
+- prose: "`C` 的 `m`", "`C` 有/提供/包含 `m`", "`m` of `C`", "`C` has `m`";
+- a table row under a header with an owner column ("所在对象", "owner"): each name of the
+  first cell is a member of what the owner cell names (`| `flex_dim` | model |`).
 
 The claim: `m` is a member of `C` (`members`, `match = "subset"`). Where `C` names several
 containers (`State` in two modules), the one that has `m` is meant. Where none has it,
@@ -70,6 +72,33 @@ def member_claim(name, env, s, parts, m, anchor, says, call=False):
     return p
 
 
+# a table column that says which object holds the row's fields ("所在对象", "owner")
+_OWNER_HEADER = re.compile(r"^(?:所在(?:对象|结构体?|类)|所属(?:对象|结构体?|类)?|归属|容器|"
+                           r"owner|owning (?:struct|class|object)|struct|container|lives in)$",
+                           re.I)
+
+
+def _owner_column(s) -> list:
+    """A table row whose header names an owner column: `| `flex_dim`, `flex_vert` | model |`
+    attributes each name of the first cell to the object the owner cell names (a type,
+    or a variable named after one: `model`, `data`)."""
+    if not s.unit.row or not s.unit.header:
+        return []
+    col = next((i for i, h in enumerate(s.unit.header)
+                if i and _OWNER_HEADER.match(h.strip(" `*"))), None)
+    if col is None or col >= len(s.unit.cells):
+        return []
+    owner = s.unit.cells[col][0].strip(" `*")
+    if not _TYPE.match(owner):
+        return []
+    out = []
+    for span in s.unit.cells[0][1]:
+        for r in refs(span):
+            if len(r.parts) == 1 and _ID.match(r.name) and not r.value and not r.call:
+                out.append(((*owner.split("."), r.name), r.name, span, [span, owner], False))
+    return out
+
+
 class AttributionProposer(Proposer):
     name = "attribution"
 
@@ -109,6 +138,7 @@ class AttributionProposer(Proposer):
                 items.append(((c, h.ref.name), h.ref.name, h.ref.span,
                                [h.ref.span] + [x for _, names in s.scope.levels
                                                for x in names if x == c][:1], h.ref.call))
+        items += _owner_column(s)
         seen = set()
         for parts, m, anchor, says, call in items:
             if (parts, m) in seen or m in s.used:
