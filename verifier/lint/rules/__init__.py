@@ -4,6 +4,7 @@ from the others) are derived from the registry, in code order."""
 
 from verifier.lint.base import RULE_REGISTRY
 from verifier.lint.rules import codeblock  # noqa: F401  VL106
+from verifier.lint.rules import count_list  # noqa: F401  VL113
 from verifier.lint.rules import identifier  # noqa: F401  VL104
 from verifier.lint.rules import invisible  # noqa: F401  VL112
 from verifier.lint.rules import meta  # noqa: F401  VL108, VL109
