@@ -48,6 +48,10 @@ By default the `Solver` uses `enable_restitution=True`.
 | `pos0` | npos | 参考位置 |
 | `act_gear` | nact × 3 | 传动 |
 
+`act_gear` 为展平的 2×3 矩阵。
+
+旧笔记说 `act_gear` 是 3×3 矩阵。
+
 ## 4. 类型
 
 `RayProbe` 的 `hits` 是 `(N,)` 的 vec3，`depths` 为 float32。
@@ -171,6 +175,9 @@ CASES = [
      ["asPART_CLOCK", "asPART_MOTION"], "diverged"),     # CTRL is missing
     ("| `pos0` |", "doc", "asModel_.pos0", {}, "(npos x", "verified"),
     ("| `act_gear` |", "doc", "asModel_.act_gear", {}, "(nact x 3)", "diverged"),
+    # a matrix per row in prose: the shape's second dimension
+    ("`act_gear` 为展平的 2×3 矩阵", "doc", "asModel_.act_gear", {}, " x 6)", "verified"),
+    ("`act_gear` 是 3×3 矩阵", "doc", "asModel_.act_gear", {}, " x 9)", "diverged"),
     ("`hits` 是 `(N,)` 的 vec3", "type", "RayProbe.hits", {}, "vec3", "verified"),
     ("`hits` 是 `(N,)` 的 vec3", "type", "RayProbe.depths", {}, "float32", "verified"),
     ("`ids` 是 int64", "type", "RayProbe.ids", {}, "int64", "diverged"),  # int32

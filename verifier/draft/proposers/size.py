@@ -6,7 +6,9 @@ first cell names fields (`qpos` / `qvel`) and whose size cell gives one size per
 (`nq / nv`) or one for all (`nv`), each a size name or a product (`nbody × 6`): the field's
 documentation at the pin states its shape (`(nq x 1)`), so the claim is the `doc` kind
 with the leading dimension as written (`(nq x`), or the whole shape when the sentence
-gives both (`(nbody x 6)`). Only fields whose doc comment states a shape are proposed."""
+gives both (`(nbody x 6)`). In prose, "`xmat/ximat` 为展平的 3×3 矩阵" (a field span, then a
+small matrix) gives each field's row length (`x 9)`). Only fields whose doc comment states
+a shape are proposed."""
 
 from __future__ import annotations
 
@@ -34,7 +36,9 @@ class SizeProposer(Proposer):
 
     def propose(self, s, env):
         u = s.unit
-        if not u.row or not u.header:
+        if not u.row:
+            return self._prose(s, env)
+        if not u.header:
             return []
         names = [c.strip() for c in u.cells[0][1] if _ID.match(c.strip())]
         if not names:
@@ -72,3 +76,33 @@ class SizeProposer(Proposer):
             s.used.add(name)
             out.append(p)
         return out
+
+    def _prose(self, s, env):
+        """"`xmat/ximat` 为展平的 3×3 矩阵": each field of the span has a row of that many
+        numbers (its doc comment's shape `(nbody x 9)`)."""
+        out = []
+        for m in _MATRIX.finditer(s.raw):
+            a, b = int(m.group("a")), int(m.group("b"))
+            for name in re.split(r"\s*/\s*", m.group("names")):
+                name = name.strip()
+                if not _ID.match(name) or name in s.used:
+                    continue
+                h = env.resolver.resolve(Ref(name, (name,)), s.scope)
+                if h is None or not one_owner(h) or h.best.kind != "field" or not h.best.sized:
+                    continue
+                phrase = f" x {a * b})"
+                p = proposal(self.name, "doc", h, env, d=h.best, expected=phrase, anchor=name)
+                p.says = [m.group("names"), m.group("dims")]
+                p.paraphrase = (f"a {a}×{b} matrix per row is the `x {a * b})` of the shape "
+                                "the field's doc comment states")
+                p.reading = f"`{name}` holds a {a}×{b} matrix ({a * b} numbers) per row"
+                s.used.add(name)
+                out.append(p)
+        return out
+
+
+# "`xmat/ximat` 为展平的 3×3 矩阵", "`cam_xmat` is a 3x3 rotation matrix"
+_MATRIX = re.compile(r"`(?P<names>[A-Za-z_]\w*(?:/[A-Za-z_]\w*)*)`\s*(?:是|为|存|保存|存放|给出|"
+                     r"is|are|holds?|stores?)?\s*(?:一个|一|a|an|the)?\s*(?:展平的?|扁平的?|按行主序的?|"
+                     r"flattened|row-major)?\s*(?P<dims>(?P<a>[1-9])\s*[×x]\s*(?P<b>[1-9]))\s*"
+                     r"(?:的)?\s*(?:旋转)?(?:矩阵|rotation matrix|matrix|matrices)", re.I)
