@@ -14,6 +14,7 @@ from verifier.lint.rules import permalink_pin  # noqa: F401  VL101
 from verifier.lint.rules import permalink_relevance  # noqa: F401  VL111
 from verifier.lint.rules import permalink_target  # noqa: F401  VL102
 from verifier.lint.rules import relative_link  # noqa: F401  VL107
+from verifier.lint.rules import self_denial  # noqa: F401  VL114
 from verifier.lint.rules import version  # noqa: F401  VL105
 
 RULES = [RULE_REGISTRY[n]() for n in RULE_REGISTRY.names() if not RULE_REGISTRY[n].meta]
