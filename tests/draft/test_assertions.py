@@ -121,6 +121,14 @@ C++ 的 `TiltProbe` 没有 `gain`。
 | `act_gear` | asModel | 传动比 |
 | `pos0` | asData | 参考位置 |
 
+## 14. 默认常量
+
+`Recorder` 记录状态的一部分。
+
+默认记录的部分为 `asPART_MOTION`。
+
+旧版说明写默认记录的部分为 `asPART_ALL`。
+
 ## 12. 段落引用
 
 批量查询逐条写入命中。默认 `fast=True`。结果写入缓冲。[查询](https://github.com/asim-org/asim/blob/PINSHA/pyasim/_src/sensors/ray_probe.py#L20-L22)
@@ -217,6 +225,12 @@ CASES = [
      ["as_position", "as_velocity", "as_acceleration"], "verified"),
     ("`as_step` 先调用 `as_velocity`", "call_order", "as_step", {"match": "subsequence"},
      ["as_velocity", "as_position"], "diverged"),
+    # a default stated by its constant alone: the one parameter of the context's
+    # callables whose default is a constant of the same enum
+    ("默认记录的部分为 `asPART_MOTION`", "default", "Recorder.record", {"param": "parts"},
+     "asPART_MOTION", "verified"),
+    ("旧版说明写默认记录的部分为 `asPART_ALL`", "default", "Recorder.record",
+     {"param": "parts"}, "asPART_ALL", "diverged"),
     # a table's owner column says which object holds the row's fields
     ("| `act_gear` | asModel |", "members", "asModel_", {"match": "subset"}, ["act_gear"],
      "verified"),

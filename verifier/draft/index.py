@@ -55,10 +55,29 @@ class Def(NamedTuple):
     ptypes: tuple[str | None, ...] = ()   # declared types of the parameters (None: none)
     pkinds: tuple[str | None, ...] = ()   # how each parameter binds (facts.model Param.kind)
     sized: bool = False              # its doc comment states an array shape, `(nq x 1)`
+    # (parameter, name) for each default that is a constant's name (`kLagged`,
+    # `mujoco.mjtState.mjSTATE_CTRL.value` -> `mjSTATE_CTRL`)
+    named_defaults: tuple[tuple[str, str], ...] = ()
 
     @property
     def container(self) -> str | None:
         return self.qual[-2] if len(self.qual) > 1 else None
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\s*(?:\.|::)\s*[A-Za-z_]\w*)*")
+
+
+def _constant_named(default: str | None) -> str | None:
+    """The constant a default names: its last component (a Python enum's `.value`
+    dropped), when the default is a dotted name and that name is not a literal."""
+    if not default or not _DOTTED.fullmatch(default.strip()):
+        return None
+    parts = re.split(r"\s*(?:\.|::)\s*", default.strip())
+    if len(parts) > 1 and parts[-1] == "value":
+        parts = parts[:-1]
+    last = parts[-1]
+    return None if last in ("None", "True", "False", "true", "false", "nullptr", "NULL") \
+        else last
 
 
 def is_test_path(path: str) -> bool:
@@ -97,7 +116,8 @@ class UpstreamIndex:
         return {"upstream": self.upstream, "unavailable": self.unavailable,
                 "defs": [[*d[:8], list(d.params) if d.params is not None else None, d.owner_kind,
                           d.origin, d.valued, list(d.defaulted), d.value, d.ftype,
-                          list(d.ptypes), list(d.pkinds), d.sized] for d in self.defs],
+                          list(d.ptypes), list(d.pkinds), d.sized,
+                          [list(x) for x in d.named_defaults]] for d in self.defs],
                 "modules": self.modules,
                 "namespaces": [[p, list(q)] for (p, q), k in self.scopes.items()
                                if k == "namespace"],
@@ -107,7 +127,8 @@ class UpstreamIndex:
     def from_plain(cls, d: dict) -> "UpstreamIndex":
         defs = [Def(r[0], tuple(r[1]), r[2], r[3], r[4], r[5], r[6], r[7],
                     tuple(r[8]) if r[8] is not None else None, r[9], r[10], bool(r[11]),
-                    tuple(r[12]), r[13], r[14], tuple(r[15]), tuple(r[16]), bool(r[17]))
+                    tuple(r[12]), r[13], r[14], tuple(r[15]), tuple(r[16]), bool(r[17]),
+                    tuple(tuple(x) for x in r[18]))
                 for r in d["defs"]]
         return cls(str(d["upstream"]), defs, dict(d["modules"]),
                    {(p, tuple(q)): "namespace" for p, q in d["namespaces"]},
@@ -288,7 +309,10 @@ def _build(project: "Project", upstream: str, files: list) -> UpstreamIndex:
                             value[:160] if value else None, ftype[:160] if ftype else None,
                             tuple(p.type for p in s.params) if s.params and not fields else (),
                             tuple(p.kind for p in s.params) if s.params and not fields else (),
-                            bool(fields and s.doc and _SHAPE.search(s.doc))))
+                            bool(fields and s.doc and _SHAPE.search(s.doc)),
+                            () if fields else tuple(
+                                (p.name, n) for p in s.params or ()
+                                if (n := _constant_named(p.default)) is not None)))
     for alias, paths in aliases.items():
         if alias not in modules and len(set(paths)) == 1:
             modules[alias] = paths[0]

@@ -17,7 +17,8 @@ as Python/C++ spell them (`true` == `True`), lists/tuples/brace initialisers as
 sequences, set literals and flag compositions (`A | B`) as sets, calls by name and
 arguments (`wp.vec3(0)` == `wp.vec3(0.0)`), anything else as an expression
 (`Eigen::Vector3d::Zero()`); an enumerator may be written with less qualification than
-the source gives it (`kExact` for `LineSearchType::kExact`). Names in `expected` may be written in the lesson's notation when the claim file or the
+the source gives it (`kExact` for `LineSearchType::kExact`; in Python, `mjSTATE_CTRL` for
+`mujoco.mjtState.mjSTATE_CTRL.value`, the member's value). Names in `expected` may be written in the lesson's notation when the claim file or the
 course declares it (`[notation]`, see docs/claims/README.md); the verdict names the
 entries it needed. A field's default is what the fact model reads from its declaration:
 a dataclass `field(default=X)` counts as `X` and `field(default_factory=F)` as `F()`,
@@ -110,6 +111,8 @@ def same_default(claim, val, ctx, lang) -> bool:
         return False
     e = re.split(r"\s*(?:\.|::)\s*", exp.strip())
     a = re.split(r"\s*(?:\.|::)\s*", val.strip())
+    if lang == "python" and len(a) > 2 and a[-1] == "value" and e[-1] != "value":
+        a = a[:-1]        # `mujoco.mjtState.mjSTATE_CTRL.value`: the enum member's value
     return len(e) < len(a) and a[len(a) - len(e):] == e
 
 

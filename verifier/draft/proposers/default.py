@@ -6,7 +6,10 @@
   "`X` (default: V)";
 - "默认 `X` 为 V", "默认 `X=V`", "by default `X` is V" (and a list of such spans after one
   default word: "默认 `a=1`、`b=2`");
-- a table row under a header column saying "default"/"默认".
+- a table row under a header column saying "default"/"默认";
+- a constant alone ("默认控制状态为 `mjSTATE_CTRL`", "defaults to `kLagged`"): the parameter
+  is the one, among the callables the sentence and its context name or cite, whose
+  default is a constant of the same enum.
 
 `X` must be a field/attribute of a container, or a parameter of a callable, that the
 sentence grounds (the callable it names, a cited definition, the class its context names
@@ -51,6 +54,11 @@ _COPULA = re.compile(r"^[`*]*\s*(?:为|是|取|=|:|：|is|equals)\s*", re.I)
 # separators and other `name=value` spans between one default word and a later span
 _LIST_GAP = re.compile(r"(?:\s*(?:、|，|,|和|与|及|and)?\s*`[A-Za-z_]\w*\s*=[^`]*`)*"
                        r"\s*(?:、|，|,|和|与|及|and)?\s*$")
+# "默认控制状态为 `V`", "the default mode is `V`", "defaults to `V`": a default word, a few
+# words naming what, a copula, then the constant
+_VALUE_LEAD = re.compile(r"(?:(?:默认|缺省)(?:的)?[\u4e00-\u9fff]{0,8}(?:为|是|取)|"
+                         r"\bthe default [A-Za-z ]{0,24}(?:is|being)|\bdefaults? to)\s*[`*]*$",
+                         re.I)
 _PLAIN_ASSIGN = re.compile(r"(?<![\w`.])([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*")
 _PLAIN_DEFAULT = re.compile(r"(?<![\w`.])([A-Za-z_][A-Za-z0-9_]*_[A-Za-z0-9_]*)\s*"
                             r"(?:的)?(?:默认值|默认|缺省值)\s*(?:为|是|取|=|:|：)?\s*")
@@ -158,7 +166,8 @@ class DefaultProposer(Proposer):
         if len(near) == 1:
             (up, d), = near
             callables.append(Hit(Ref(d.name, (d.name,)), up, (d,), "cited nearby"))
-        done = set()
+        out += self._by_value(s, env, callables, {p[0] for p in pairs})
+        done = {p.options.get("param") for p in out}
         for name, value, span, where, decisive, says in pairs:
             ok, v = value_read(value)
             if not ok or name in done:
@@ -171,6 +180,67 @@ class DefaultProposer(Proposer):
                 p.decisive = decisive
                 p.reading = f"`{name}` defaults to {value_shown(v)}"
                 out.append(p)
+        return out
+
+    def _by_value(self, s, env, callables, named):
+        """"默认控制状态为 `mjSTATE_CTRL`": a constant stated as a default with no name for
+        what it is the default of. The parameter is the one, among the callables the
+        sentence and its context name or cite, whose default is a constant of the same
+        enum (`control_spec = mujoco.mjtState.mjSTATE_CTRL.value`); none or several: no
+        claim."""
+        out = []
+        for h in s.hits:
+            e = h.best
+            if e.kind != "enumerator" or not e.container or len(h.ref.parts) != 1 \
+                    or h.ref.name in named or h.ref.value is not None:
+                continue
+            occ = [(a, b) for a, b in _occurrences(s.raw, h.ref.span)
+                   if _VALUE_LEAD.search(s.raw[max(0, a - 24):a])
+                   and not _conditional(s.raw, a, b)]
+            if not occ:
+                continue
+            idx = env.indexes[h.upstream]
+            siblings = {d.name for d in idx.members(e.container) if d.kind == "enumerator"}
+            found = {}
+            for c in self._context_callables(s, env, callables):
+                for param, const in c[1].named_defaults:
+                    if const in siblings:
+                        found.setdefault(param, c)
+            if len(found) != 1:
+                continue
+            (param, (hit, d)), = found.items()
+            p = proposal(self.name, "default", hit, env, d=d, expected=h.ref.name,
+                         options={"param": param}, anchor=h.ref.span)
+            p.says = [h.ref.span]
+            p.paraphrase = (f"the sentence states the default without naming `{param}`: the "
+                            f"one parameter of `{d.name}` whose default is a constant of "
+                            f"`{e.container.rstrip('_')}`")
+            p.reading = f"the default is `{h.ref.name}` (`{param}` of `{d.name}`)"
+            s.used.add(h.ref.name)
+            out.append(p)
+        return out
+
+    @staticmethod
+    def _context_callables(s, env, callables):
+        """(hit, callable) for the callables the sentence names or cites, and the methods
+        and constructors of the classes its context (table, section, paragraphs) names."""
+        from verifier.draft.context import Hit
+        from verifier.draft.spans import Ref
+
+        out = []
+        for h in callables:
+            for d in with_constructors(env, h.upstream, h.defs):
+                if d.kind in CALLABLES:
+                    out.append((h, d))
+        for _, names in s.scope.levels:
+            for name in names:
+                for up, idx in env.indexes.items():
+                    for c in idx.lookup(name.split(".")[-1]):
+                        if c.kind not in ("class", "struct"):
+                            continue
+                        for d in idx.by_path.get(c.path, []):
+                            if d.qual[:-1] == c.qual and d.kind in CALLABLES:
+                                out.append((Hit(Ref(d.name, (d.name,)), up, (d,), "context"), d))
         return out
 
     def _locate(self, name, v, span, where, callables, s, env):
