@@ -80,3 +80,18 @@ def test_doc_actual_shows_the_doc(simx):
     r = simx.one(claim("d", "doc", DATA, "sxData", {"pos": "(npos x 1)", "vel": "accel"}, F))
     assert r.verdict.value == "diverged"
     assert r.actual["pos"].startswith("positions") and "velocities" in r.actual["vel"]
+
+
+def test_doc_order_of_the_parts_of_a_6_vector(simx):
+    """match = "order": the doc comment's own order of the angular and linear parts."""
+    r = simx.one(claim("d", "doc", PUSH, "SpatialPush", ["angular", "linear"], F,
+                       match="order"))
+    assert r.verdict.value == "verified" and r.actual == ["angular", "linear"], r.message
+    r = simx.one(claim("d", "doc", PUSH, "SpatialPush", ["linear", "angular"], F,
+                       match="order"))
+    assert r.verdict.value == "diverged" and "puts the angular part first" in r.message
+    # a doc that orders nothing, or an `expected` that is no order: the claim's error
+    r = simx.one(claim("d", "doc", SX, "sx_readProbe", ["angular", "linear"], F, match="order"))
+    assert r.verdict.value == "error" and "states no order" in r.message
+    r = simx.one(claim("d", "doc", PUSH, "SpatialPush", ["angular"], F, match="order"))
+    assert r.verdict.value == "error" and '["angular", "linear"]' in r.message

@@ -129,6 +129,12 @@ C++ 的 `TiltProbe` 没有 `gain`。
 
 旧版说明写默认记录的部分为 `asPART_ALL`。
 
+## 15. 六维分量
+
+`as_bodyVelocity` 输出角速度在前、线速度在后。
+
+旧笔记说 `as_bodyVelocity` 的前三项为线速度。
+
 ## 12. 段落引用
 
 批量查询逐条写入命中。默认 `fast=True`。结果写入缓冲。[查询](https://github.com/asim-org/asim/blob/PINSHA/pyasim/_src/sensors/ray_probe.py#L20-L22)
@@ -231,6 +237,11 @@ CASES = [
      "asPART_MOTION", "verified"),
     ("旧版说明写默认记录的部分为 `asPART_ALL`", "default", "Recorder.record",
      {"param": "parts"}, "asPART_ALL", "diverged"),
+    # which part of a 6-vector comes first, against the order the doc comment states
+    ("`as_bodyVelocity` 输出角速度在前", "doc", "as_bodyVelocity", {"match": "order"},
+     ["angular", "linear"], "verified"),
+    ("`as_bodyVelocity` 的前三项为线速度", "doc", "as_bodyVelocity", {"match": "order"},
+     ["linear", "angular"], "diverged"),
     # a table's owner column says which object holds the row's fields
     ("| `act_gear` | asModel |", "members", "asModel_", {"match": "subset"}, ["act_gear"],
      "verified"),

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
+from verifier.claims.kinds._parts import doc_order
 from verifier.codeversion import code_version
 from verifier.facts.cache import fact_cache
 from verifier.facts.extract import file_facts
@@ -58,6 +59,7 @@ class Def(NamedTuple):
     # (parameter, name) for each default that is a constant's name (`kLagged`,
     # `mujoco.mjtState.mjSTATE_CTRL.value` -> `mjSTATE_CTRL`)
     named_defaults: tuple[tuple[str, str], ...] = ()
+    parts_ordered: bool = False      # its doc says which part of a 6-vector comes first
 
     @property
     def container(self) -> str | None:
@@ -117,7 +119,8 @@ class UpstreamIndex:
                 "defs": [[*d[:8], list(d.params) if d.params is not None else None, d.owner_kind,
                           d.origin, d.valued, list(d.defaulted), d.value, d.ftype,
                           list(d.ptypes), list(d.pkinds), d.sized,
-                          [list(x) for x in d.named_defaults]] for d in self.defs],
+                          [list(x) for x in d.named_defaults], d.parts_ordered]
+                         for d in self.defs],
                 "modules": self.modules,
                 "namespaces": [[p, list(q)] for (p, q), k in self.scopes.items()
                                if k == "namespace"],
@@ -128,7 +131,7 @@ class UpstreamIndex:
         defs = [Def(r[0], tuple(r[1]), r[2], r[3], r[4], r[5], r[6], r[7],
                     tuple(r[8]) if r[8] is not None else None, r[9], r[10], bool(r[11]),
                     tuple(r[12]), r[13], r[14], tuple(r[15]), tuple(r[16]), bool(r[17]),
-                    tuple(tuple(x) for x in r[18]))
+                    tuple(tuple(x) for x in r[18]), bool(r[19]))
                 for r in d["defs"]]
         return cls(str(d["upstream"]), defs, dict(d["modules"]),
                    {(p, tuple(q)): "namespace" for p, q in d["namespaces"]},
@@ -312,7 +315,8 @@ def _build(project: "Project", upstream: str, files: list) -> UpstreamIndex:
                             bool(fields and s.doc and _SHAPE.search(s.doc)),
                             () if fields else tuple(
                                 (p.name, n) for p in s.params or ()
-                                if (n := _constant_named(p.default)) is not None)))
+                                if (n := _constant_named(p.default)) is not None),
+                            doc_order(s.doc) is not None))
     for alias, paths in aliases.items():
         if alias not in modules and len(set(paths)) == 1:
             modules[alias] = paths[0]

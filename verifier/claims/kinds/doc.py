@@ -54,7 +54,7 @@ options = { param = "ray_directions" }
 | option | meaning |
 |---|---|
 | `param` | a parameter of the function `symbol`: check its entry in the doc |
-| `match` | `all` (default: every phrase occurs), `any` (at least one), `none` (no phrase occurs: the doc does not say it) |
+| `match` | `all` (default: every phrase occurs), `any` (at least one), `none` (no phrase occurs: the doc does not say it), `order` (`expected` is `["angular", "linear"]` or `["linear", "angular"]`: which part of a 6-vector the doc puts first, as "(rot:lin)", "force:torque" or "ω ... on top of ... v" say it) |
 
 ## Evidence
 The documentation lines and the declaration's head.
@@ -69,6 +69,7 @@ phrase, list or table.
 from __future__ import annotations
 
 from verifier.claims.kinds._docs import doc_of, normalize, param_doc
+from verifier.claims.kinds._parts import PARTS, doc_order
 from verifier.claims.kinds._lookup import (check_options, file_facts, lookup_through_typedefs,
                                            option, symbol_parts, sym_desc, unresolved)
 from verifier.claims.kinds.base import CheckContext, ClaimError, ClaimKind, Outcome
@@ -104,7 +105,9 @@ class DocKind(ClaimKind):
 
     def check(self, claim, ctx: CheckContext) -> Outcome:
         check_options(claim, {"param", "match"})
-        mode = option(claim, "match", "all", ("all", "any", "none"))
+        mode = option(claim, "match", "all", ("all", "any", "none", "order"))
+        if mode == "order":
+            return self._order(claim, ctx)
         param = claim.options.get("param")
         if param is not None and (not isinstance(param, str) or not param):
             raise ClaimError("options.param must be a parameter name")
@@ -189,5 +192,29 @@ class DocKind(ClaimKind):
         return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=actual,
                        evidence=ctx.evidence(sf, start, end), message=msg)
 
-
-
+    def _order(self, claim, ctx: CheckContext) -> Outcome:
+        """`match = "order"`: the part of a 6-vector the declaration's doc puts first."""
+        exp = claim.expected
+        if not (isinstance(exp, list) and sorted(exp) == sorted(PARTS)):
+            raise ClaimError('doc: with match = "order", `expected` is ["angular", "linear"] '
+                             'or ["linear", "angular"]')
+        if not claim.symbol or claim.options.get("param") is not None:
+            raise ClaimError('doc: match = "order" needs `symbol` (and no options.param)')
+        facts, sf = file_facts(claim, ctx)
+        text, _ = ctx.source(claim.path)
+        found = lookup_through_typedefs(facts, claim.symbol)
+        if not found:
+            raise unresolved(facts, claim.symbol, "declaration")
+        for s in found:
+            d = doc_of(facts, s, text, ctx.project.store)
+            got = doc_order(d.text if d else None)
+            if got is None:
+                continue
+            lines = d.lines if d else (s.start, s.end)
+            ok = list(got) == list(exp)
+            return Outcome(Verdict.VERIFIED if ok else Verdict.DIVERGED, actual=list(got),
+                           evidence=ctx.evidence(sf, *lines),
+                           message=f"{sym_desc(s)}: its doc puts the {got[0]} part first"
+                                   + ("" if ok else f", not the {exp[0]} part"))
+        raise ClaimError(f"{sym_desc(found[0])}: its doc states no order of the angular and "
+                         "linear parts (\"rot:lin\", \"... on top of ...\")")

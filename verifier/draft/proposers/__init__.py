@@ -16,6 +16,7 @@ from verifier.draft.proposers.default import DefaultProposer
 from verifier.draft.proposers.enum import EnumProposer
 from verifier.draft.proposers.members import MembersProposer
 from verifier.draft.proposers.order import OrderProposer
+from verifier.draft.proposers.parts import PartsProposer
 from verifier.draft.proposers.ports import PortsProposer
 from verifier.draft.proposers.runtime import RuntimeProposer
 from verifier.draft.proposers.signature import SignatureProposer
@@ -30,6 +31,7 @@ PROPOSERS: list[Proposer] = [
     SizeProposer(),          # values: an array's size (documented shape)
     TypeProposer(),          # types: a field's declared element type
     OrderProposer(),         # orders: a call's positional parameters, enumerators
+    PartsProposer(),         # orders: the angular or the linear part of a 6-vector first
     PortsProposer(),         # orders: the ports a system declares
     MembersProposer(),       # several members of one container
     AttributionProposer(),   # `C.m`, "`C` 的 `m`": m is a member of C
