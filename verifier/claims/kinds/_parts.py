@@ -18,8 +18,11 @@ _ON_TOP = re.compile(r"\bon\s+top\s+of\b", re.I)
 _FIRST = re.compile(rf"\b({_A}|{_L})\b[^.;]{{0,24}}?\b(?:comes?|is|are)\s+first\b", re.I)
 
 
+_A_WORD = re.compile(_A, re.I)
+
+
 def part_of(word: str) -> str:
-    return ANGULAR if re.fullmatch(_A, word, re.I) else LINEAR
+    return ANGULAR if _A_WORD.fullmatch(word) else LINEAR
 
 
 def doc_order(text: str | None) -> tuple[str, str] | None:

@@ -35,8 +35,11 @@ _PAIR = re.compile(r"[\[(]\s*(?P<a>ω|τ|𝛕|v|f)[\w]*\s*[;,]\s*(?P<b>ω|τ|�
 _COMPACT = re.compile(r"\b(?P<a>rot|lin)\s*:\s*(?P<b>rot|lin)\b")
 
 
+_ANG_WORD = re.compile(_ANG, re.I)
+
+
 def _part(term: str) -> str:
-    return ANGULAR if re.fullmatch(_ANG, term, re.I) else LINEAR
+    return ANGULAR if _ANG_WORD.fullmatch(term) else LINEAR
 
 
 def stated_order(text: str) -> tuple[str, str] | None:

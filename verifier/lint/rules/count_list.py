@@ -26,6 +26,7 @@ _NOT_ALL = re.compile(r"(?:前|后|第|最多|至多|至少|不少于|超过|多
 _NAME = r"[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*(?:\(\))?"
 _ITEM = re.compile(_NAME)
 _SEP = re.compile(r"\s*(?:、|，|,|以及|及|和|与|或|\band\b|\bor\b)\s*")
+_LIST_TAIL = re.compile(r"((?:" + _NAME + _SEP.pattern + r")+" + _NAME + r")\s*$")
 _END = re.compile(r"\s*(?:[。；;！？!?]|\.(?!\w)|$)")
 
 
@@ -55,14 +56,14 @@ def _items_from(text: str, i: int) -> tuple[list[str], int] | None:
 def _items_before(text: str, j: int) -> list[str] | None:
     """The names listed right before `text[j]` (back to a word that is not a name or a
     separator), or None unless there are at least two."""
-    head = text[:j]
-    tail = re.search(r"((?:" + _NAME + _SEP.pattern + r")+" + _NAME + r")\s*$", head)
+    head = text[max(0, j - 400):j]
+    tail = _LIST_TAIL.search(head)
     if tail is None:
         return None
     before = head[:tail.start()]
     if before and (before[-1].isalnum() and before[-1].isascii() or before[-1] in "/_.`"):
         return None
-    return [x for x in re.split(_SEP.pattern, tail.group(1)) if x]
+    return [x for x in _SEP.split(tail.group(1)) if x]
 
 
 def mismatches(text: str) -> list[tuple[int, int, list[str]]]:

@@ -10,6 +10,8 @@ from verifier.results import Severity
 _DENY = re.compile(r"\s*(?:[，,]\s*)?(?:而|但)?(?:不是|并非|而非|非|not|rather than|instead of)\s*",
                    re.I)
 _TERM = r"[^\s，,。；;：:（()）、]{2,60}"
+_NAMED = re.compile(r"[A-Za-z→]")
+_BEFORE = re.compile(r"(?:^|[\s，,：:（(；;])(?:是|为|is|are)?\s*(" + _TERM + r")\s*$")
 _AFTER = re.compile(r"(" + _TERM + r")(?=$|[\s，,。；;：:（()）、])")
 
 
@@ -21,13 +23,12 @@ def denials(text: str) -> list[str]:
     """Terms the sentence both asserts and, right after, denies."""
     out = []
     for m in _DENY.finditer(text):
-        before = re.search(r"(?:^|[\s，,：:（(；;])(?:是|为|is|are)?\s*(" + _TERM + r")\s*$",
-                           text[:m.start()])
+        before = _BEFORE.search(text, max(0, m.start() - 80), m.start())
         after = _AFTER.match(text, m.end())
         if before is None or after is None:
             continue
         a, b = _norm(before.group(1)), _norm(after.group(1))
-        if a == b and re.search(r"[A-Za-z→]", a):
+        if a == b and _NAMED.search(a):
             out.append(before.group(1).strip("`*"))
     return out
 
