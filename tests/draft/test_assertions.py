@@ -135,6 +135,14 @@ C++ 的 `TiltProbe` 没有 `gain`。
 
 旧笔记说 `as_bodyVelocity` 的前三项为线速度。
 
+## 16. 单独的关键字
+
+`RayProbe` 逐条更新命中。构造时传 `verbose=True` 打印每一步。
+
+`RayProbe` 也可以安静运行。构造时传 `verbos=False` 关掉输出。
+
+`RayProbe` 还有颜色。构造时传 `colour=1` 改变颜色。
+
 ## 12. 段落引用
 
 批量查询逐条写入命中。默认 `fast=True`。结果写入缓冲。[查询](https://github.com/asim-org/asim/blob/PINSHA/pyasim/_src/sensors/ray_probe.py#L20-L22)
@@ -242,6 +250,11 @@ CASES = [
      ["angular", "linear"], "verified"),
     ("`as_bodyVelocity` 的前三项为线速度", "doc", "as_bodyVelocity", {"match": "order"},
      ["linear", "angular"], "diverged"),
+    # a bare keyword: of the one class the context names, when it takes it or a slip of it
+    ("构造时传 `verbose=True`", "signature", "RayProbe", {"match": "names"}, ["verbose"],
+     "verified"),
+    ("构造时传 `verbos=False`", "signature", "RayProbe", {"match": "names"}, ["verbos"],
+     "diverged"),
     # a table's owner column says which object holds the row's fields
     ("| `act_gear` | asModel |", "members", "asModel_", {"match": "subset"}, ["act_gear"],
      "verified"),
@@ -349,3 +362,9 @@ def test_expected_follows_the_sentence(blank, monkeypatch, name):
         assert want(v) in [p.expected for p in got], (name, v, [p.expected for p in got])
 
     check()
+
+
+def test_a_bare_keyword_far_from_every_parameter_is_left_alone(checked):
+    _, d, _ = checked
+    line = _line("构造时传 `colour=1`")
+    assert not [p for p in d.proposals if p.line == line and p.kind == "signature"]

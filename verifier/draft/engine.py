@@ -258,8 +258,8 @@ def _why_not(s: Sentence) -> str:
 
 def _prior(units, u, headings) -> list[str]:
     """Code spans of the sentences of `u`'s section (from its innermost heading; none
-    before the first heading) that come before `u`."""
+    before the first heading) that come before `u`, its own paragraph's included."""
     top = max((h.line for h in headings if h.line <= u.line), default=None)
     if top is None:
         return []
-    return [c for v in units if top <= v.line < u.line for c in v.code]
+    return [c for v in units if top <= v.line and v.start < u.start for c in v.code]

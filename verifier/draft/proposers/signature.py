@@ -9,14 +9,17 @@
 
 Positional argument names of a call span are the lesson's own variable names
 (`mj_differentiatePos(model, out_v, ...)` for `m, qvel, ...`): notation, never
-proposed. A callable taking `**kwargs` accepts any keyword: those are not proposed."""
+proposed. A callable taking `**kwargs` accepts any keyword: those are not proposed.
+- a bare `kw=value` span in a sentence whose context names one class: a keyword of its
+  constructor, when it takes `kw` or has a parameter `kw` reads as a slip of
+  (`with_limits` for `with_joint_limits`)."""
 
 from __future__ import annotations
 
 import re
 
 from verifier.draft.index import CALLABLES
-from verifier.draft.proposers.base import Proposer, one_owner, proposal
+from verifier.draft.proposers.base import Proposer, one_owner, proposal, with_constructors
 from verifier.draft.reading import ORDER_HINT
 
 
@@ -29,11 +32,25 @@ def _open_kwargs(params) -> bool:
     return any(p.startswith("**") for p in params or ())
 
 
+def _near_param(kw: str, params) -> str | None:
+    """A parameter `kw` reads as a slip of: close in spelling, or holding all of its words
+    (`with_limits` for `with_joint_limits`)."""
+    import difflib
+
+    names = [p for p in params or () if not p.startswith("*")]
+    close = difflib.get_close_matches(kw, names, n=1, cutoff=0.75)
+    if close:
+        return close[0]
+    words = set(kw.split("_"))
+    held = [p for p in names if len(words) > 1 and words < set(p.split("_"))]
+    return held[0] if len(held) == 1 else None
+
+
 class SignatureProposer(Proposer):
     name = "signature"
 
     def propose(self, s, env):
-        out = []
+        out = self._bare_keywords(s, env)
         for h in s.hits:
             defs = [d for d in h.defs if d.kind in CALLABLES | {"class"}]
             if not defs or not one_owner(h):
@@ -70,4 +87,45 @@ class SignatureProposer(Proposer):
                     + (" in this order" if ordered else "")
                 out.append(p)
                 s.used.update(named)
+        return out
+
+    def _bare_keywords(self, s, env):
+        """`with_joint_limits=False` alone, in a sentence whose context (its paragraph or
+        section) names one class: a keyword of that class's constructor. Proposed when
+        the constructor takes it, or lacks it but has a parameter it reads as a slip of
+        (`with_limits` for `with_joint_limits`); any other name may be something else (an
+        attribute, an XML setting) and is left alone."""
+        from verifier.draft.context import Hit
+        from verifier.draft.spans import Ref
+
+        bare = [r for r in s.unresolved if r.value is not None and len(r.parts) == 1
+                and not r.call and r.name not in s.used]
+        if not bare or any(h.ref.call for h in s.hits):
+            return []
+        level = next((names for _, names in s.scope.levels if names), ())
+        ctors = []
+        for name in level[:1]:
+            for up, idx in env.indexes.items():
+                classes = [d for d in idx.lookup(name) if d.kind == "class"
+                           and (d.lang == "python" or d.origin == "pybind11")]
+                if len(classes) != 1:
+                    continue
+                ctors += [(up, classes[0], c) for c in with_constructors(env, up, classes)
+                          if c.kind in CALLABLES and c.params is not None]
+        if len({(u, c.qual) for u, c, _ in ctors}) != 1 \
+                or any(_open_kwargs(c.params) for _, _, c in ctors):
+            return []
+        up, cls, _ = ctors[0]
+        out = []
+        for r in bare:
+            if not any(r.name in c.params for _, _, c in ctors) and \
+                    not any(_near_param(r.name, c.params) for _, _, c in ctors):
+                continue
+            h = Hit(Ref(cls.name, (cls.name,)), up, (cls,), "context")
+            p = proposal(self.name, "signature", h, env, d=cls, expected=[r.name],
+                         options={"match": "names"}, anchor=r.span)
+            p.says = [r.name]
+            p.reading = f"`{cls.name}` takes the keyword `{r.name}`"
+            s.used.add(r.name)
+            out.append(p)
         return out
