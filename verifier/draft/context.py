@@ -58,6 +58,7 @@ class Sentence:
     cited: list[Cited] = field(default_factory=list)
     # what the other sentences of its paragraph (list item, table row) cite
     nearby: list[Cited] = field(default_factory=list)
+    before: tuple[str, ...] = ()     # code spans of its paragraph's earlier sentences
     used: set[str] = field(default_factory=set)  # span names already claimed by a proposal
     claimed: set[tuple[str, str | None]] = field(default_factory=set)  # (upstream, path) proposed
     scope: Scope = field(default_factory=Scope)  # containers its context names (grounding.py)

@@ -86,6 +86,8 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
         if not u.row:
             s.nearby = cited(project, indexes, tuple(
                 h for h in dict.fromkeys(block_links.get(u.block, ())) if h not in u.links))
+            s.before = tuple(c for v in us if v.block == u.block and v.start < u.start
+                             for c in v.code)
         props: list[Proposal] = []
         for proposer in PROPOSERS:
             if getattr(proposer, "last", False) and props:
@@ -258,8 +260,8 @@ def _why_not(s: Sentence) -> str:
 
 def _prior(units, u, headings) -> list[str]:
     """Code spans of the sentences of `u`'s section (from its innermost heading; none
-    before the first heading) that come before `u`, its own paragraph's included."""
+    before the first heading) that come before `u`."""
     top = max((h.line for h in headings if h.line <= u.line), default=None)
     if top is None:
         return []
-    return [c for v in units if top <= v.line and v.start < u.start for c in v.code]
+    return [c for v in units if top <= v.line < u.line for c in v.code]

@@ -102,7 +102,9 @@ class SignatureProposer(Proposer):
                 and not r.call and r.name not in s.used]
         if not bare or any(h.ref.call for h in s.hits):
             return []
-        level = next((names for _, names in s.scope.levels if names), ())
+        level = env.resolver.containers(list(s.before)) or \
+            next((names for _, names in s.scope.levels if names), ())
+        level = tuple(reversed(level))      # the nearest one first
         ctors = []
         for name in level[:1]:
             for up, idx in env.indexes.items():
