@@ -306,11 +306,12 @@ def polarity_words(text: str) -> list[tuple[int, str]]:
 
 
 def polarity_counts(text: str) -> dict[str, int]:
-    """Per word of the lexicon (compounds left out), how often `text` holds it."""
+    """Per word of the lexicon (compounds left out, unless a pair holds them: `非线性`
+    is the other side of `线性`), how often `text` holds it."""
     lex = lexicon()
     counts: dict[str, int] = {}
     for _, w in polarity_words(text):
-        if w in lex.compounds:
+        if w in lex.compounds and w not in lex.sides:
             continue
         counts[w] = counts.get(w, 0) + 1
     return counts

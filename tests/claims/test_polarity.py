@@ -1,0 +1,27 @@
+"""The polarity lexicon (verifier/claims/polarity.toml) as the claim-follows-sentence
+stage counts it: negation words, compounds that hold one without negating, and pairs
+whose sides are each other's opposite (a compound may be a pair's side: `非线性`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from verifier.claims.says import flips, polarity_counts
+
+
+@pytest.mark.parametrize("before, after, n", [
+    ("力与穿透是线性关系", "力与穿透是非线性关系", 1),      # a compound that is a pair's side
+    ("积分是隐式的", "积分是显式的", 1),
+    ("这一步不会写入", "这一步会写入", 1),
+    ("两者不同", "两者不同，且无论如何", 0),              # 不同, 无论 are words, not 不/无 +
+    ("结果不是非线性的", "结果是线性的", 2),
+    ("力与穿透是线性关系", "力与穿透是线性关系", 0),
+])
+def test_flips_between_two_readings_of_a_clause(before, after, n):
+    got, why = flips(polarity_counts(before), polarity_counts(after))
+    assert got == n, why
+
+
+def test_a_compound_holding_a_negation_word_is_not_counted_as_one():
+    assert "不" not in polarity_counts("两者不同，无论如何")
+    assert polarity_counts("非线性") == {"非线性": 1}
