@@ -25,3 +25,27 @@ def test_flips_between_two_readings_of_a_clause(before, after, n):
 def test_a_compound_holding_a_negation_word_is_not_counted_as_one():
     assert "不" not in polarity_counts("两者不同，无论如何")
     assert polarity_counts("非线性") == {"非线性": 1}
+
+
+def test_a_word_that_is_the_other_side_of_several_pairs():
+    from verifier.claims.says import opposites
+
+    assert opposites("复制", "引用") and opposites("副本", "引用") and opposites("Copy", "view")
+    assert not opposites("复制", "副本") and not opposites("复制", "视图")
+
+
+@pytest.mark.parametrize("before, after, negated", [
+    ("打包状态，复制当前数组", "打包状态，引用当前数组", True),   # 引用 is first 副本's side
+    ("这一步返回副本", "这一步返回引用", True),
+    ("打包状态，复制当前数组", "打包状态，复制当前数组", False),
+])
+def test_a_pair_word_replaced_by_its_other_side_negates_the_claim(before, after, negated):
+    from verifier.claims.follow import follow, review
+    from verifier.claims.says import Span
+
+    word = "复制" if "复制" in before else "副本"
+    spans = [Span(word, "polarity")]
+    entry, problems = review(before, before, spans, "h", 1, None)
+    assert not problems
+    f = follow(entry, spans, after, before)
+    assert f.negated is negated and not f.gone, (f.edits, f.flip_words)

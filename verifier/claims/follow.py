@@ -30,7 +30,7 @@ from decimal import Decimal
 from difflib import SequenceMatcher
 from fractions import Fraction
 
-from verifier.claims.says import (Number, Polarity, Reading, Span, flips, lexicon,
+from verifier.claims.says import (Number, Polarity, Reading, Span, flips, lexicon, opposites,
                                   polarity_counts, polarity_words, read_as, read_polarity,
                                   reader_of)
 
@@ -433,7 +433,7 @@ def follow(reviewed: Reviewed, spans: list[Span], sentence: str, fragment: str) 
         if isinstance(old, Polarity):
             got = read_polarity(now)
             if got is None or (got.word != old.word and not (
-                    got.pair is not None and got.pair == old.pair)):
+                    got.pair is not None and opposites(old.word, got.word))):
                 out.edits.append(SpanEdit(i, sp.text, now, old, None,
                                           f"“{now}” is not a polarity word of the same pair"))
             else:                     # a swap within its pair is counted with the clause

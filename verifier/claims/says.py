@@ -198,6 +198,17 @@ def read_polarity(text: str) -> Polarity | None:
     return None
 
 
+def opposites(a: str, b: str) -> bool:
+    """Whether two polarity words are the two sides of one of the lexicon's pairs (a word
+    may be a side of several: `引用` is the other side of `副本`, `拷贝` and `复制`)."""
+    def key(w: str) -> str:
+        w = plain(w)
+        return w.lower() if w.isascii() else w
+
+    x, y = key(a), key(b)
+    return any({x, y} == {p, q} for p, q in lexicon().pairs)
+
+
 def read_literal(text: str) -> Literal | None:
     s = plain(text)
     return Literal(s) if s else None
