@@ -192,12 +192,13 @@ class Area:
                     if not create:
                         os.close(fd)
                         raise
-                    with contextlib.suppress(FileExistsError):
-                        try:
-                            os.mkdir(name, 0o777, dir_fd=fd)
-                        except OSError as exc:
-                            os.close(fd)
-                            raise self._fail(self.root.joinpath(*dirs[:i + 1]), exc) from None
+                    try:
+                        os.mkdir(name, 0o777, dir_fd=fd)
+                    except FileExistsError:
+                        pass            # a concurrent run made it first: open it next
+                    except OSError as exc:
+                        os.close(fd)
+                        raise self._fail(self.root.joinpath(*dirs[:i + 1]), exc) from None
                 except OSError as exc:
                     shown = self.root.joinpath(*dirs[:i + 1])
                     if exc.errno not in (errno.ELOOP, errno.ENOTDIR) or attempt == 2:

@@ -278,3 +278,23 @@ def test_a_transaction_writes_all_files_or_none_whatever_fails(tmp_path_factory,
         assert now == old
     leftovers = [p.name for p in root.rglob("*") if p.name.startswith(".")]
     assert leftovers == [], leftovers
+
+
+def test_a_folder_a_concurrent_run_makes_first_is_opened_not_refused(tmp_path, monkeypatch):
+    """Two runs filling a fresh cache: the other makes `blobs/fe` between this one's
+    failed open and its mkdir (FileExistsError); the write goes on into that folder."""
+    real = os.mkdir
+    raced: list[str] = []
+
+    def mkdir(name, mode=0o777, *, dir_fd=None):
+        if dir_fd is None:                      # the area's root (os.makedirs)
+            return real(name, mode)
+        real(name, mode, dir_fd=dir_fd)         # the other run was first
+        raced.append(name)
+        raise FileExistsError(errno.EEXIST, "File exists", name)
+
+    monkeypatch.setattr(safewrite.os, "mkdir", mkdir)
+    root = tmp_path / "cache"
+    Area(root, "the cache", repair=True).write(root / "blobs" / "fe" / "entry", b"x")
+    assert (root / "blobs" / "fe" / "entry").read_bytes() == b"x"
+    assert raced == ["blobs", "fe"]
