@@ -23,7 +23,10 @@ A, L = "angular", "linear"
     ("cvel is rot:lin", (A, L)),
     # 力矩 is no force; statements that disagree, or none, decide nothing
     ("力矩在前。", (A, L)),
-    ("输出角速度在前，与 free qvel 的平移在前不同。", None),
+    ("输出角速度在前，与 free qvel 的线速度在前不同。", None),
+    # the steps of an operation, or letters and characters that start other words
+    ("变换先旋转后平移。", None),
+    ("先 validate 再调用，线程在前。", None),
     ("线速度与角速度都以世界轴表达。", None),
 ])
 def test_the_order_a_sentence_states(text, want):
@@ -37,6 +40,8 @@ def test_the_order_a_sentence_states(text, want):
      "of a translational (linear) velocity v", (A, L)),
     ("a spatial force F with a torque τ on top of a force f", (A, L)),
     ("linear and angular damping", None),
+    ("The force is first computed in the world frame, then the torque.", None),
+    ("The torque comes first, then the force.", (A, L)),
     ("", None),
 ])
 def test_the_order_a_doc_comment_states(doc, want):

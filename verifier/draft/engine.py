@@ -76,18 +76,18 @@ def draft_lesson(project: "Project", lesson: "LessonDoc", claims: list[LoadedCla
     env = Env(project=project, indexes=indexes, resolver=resolver, default_upstream=ups[0])
     ids = {lc.claim.id for lc in claims}
     seen_keys: set[tuple] = set()
-    block_links: dict[int, list[str]] = {}
+    paragraphs: dict[int, list] = {}      # block -> its sentences (not table rows), in order
     for u in us:
         if not u.row:
-            block_links.setdefault(u.block, []).extend(u.links)
+            paragraphs.setdefault(u.block, []).append(u)
     for ui, u in todo:
         s = _sentence(project, lesson, text, u, resolver, indexes, model.headings,
                       _prior(us, u, model.headings))
         if not u.row:
-            s.nearby = cited(project, indexes, tuple(
-                h for h in dict.fromkeys(block_links.get(u.block, ())) if h not in u.links))
-            s.before = tuple(c for v in us if v.block == u.block and v.start < u.start
-                             for c in v.code)
+            mates = paragraphs[u.block]
+            s.nearby = cited(project, indexes, tuple(dict.fromkeys(
+                h for v in mates for h in v.links if h not in u.links)))
+            s.before = tuple(c for v in mates if v.start < u.start for c in v.code)
         props: list[Proposal] = []
         for proposer in PROPOSERS:
             if getattr(proposer, "last", False) and props:

@@ -1,7 +1,8 @@
 """Which of the angular and the linear part of a 6-vector comes first, as a doc
 comment says it: "(rot:lin)", "force:torque", "an angular velocity ω ... on top of a
-translational velocity v", "the torque comes first". Used by the `doc` kind (`match = "order"`) and, to know a
-declaration's doc states such an order at all, by the draft index."""
+translational velocity v", "the torque comes first". Used by the `doc` kind
+(`match = "order"`) and, to know a declaration's doc states such an order at all, by the
+draft index."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ _L = r"(?:lin|linear|translational|translation|force)"
 _WORD = re.compile(rf"\b(?:{_A}|{_L})\b", re.I)
 _COMPACT = re.compile(rf"\b({_A}|{_L})\s*:\s*({_A}|{_L})\b", re.I)
 _ON_TOP = re.compile(r"\bon\s+top\s+of\b", re.I)
-_FIRST = re.compile(rf"\b({_A}|{_L})\b[^.;]{{0,24}}?\b(?:comes?|is|are)\s+first\b", re.I)
+# "the torque comes first", "angular is first." (not "the force is first computed")
+_FIRST = re.compile(rf"\b({_A}|{_L})\b[^.;]{{0,24}}?\b(?:comes?\s+first\b|(?:is|are)\s+first"
+                    r"(?=\s*(?:[,.;:)]|$)))", re.I)
 
 
 _A_WORD = re.compile(_A, re.I)

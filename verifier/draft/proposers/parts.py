@@ -15,9 +15,11 @@ import re
 from verifier.claims.kinds._parts import ANGULAR, LINEAR
 from verifier.draft.proposers.base import Proposer, one_owner, proposal
 
-_ANG = r"(?:角速度|角加速度|角动量|力矩|扭矩|转动|旋转|角|angular|rotational|rotation|torque|ω|τ|𝛕|α)"
-_LIN = r"(?:线速度|线加速度|平移|线|力(?!矩)|linear|translational|translation|force|v|f)"
-_TERM = rf"(?P<t>{_ANG}|{_LIN})"
+# component words only: not an operation ("先旋转后平移" orders a transform's steps), not a
+# single letter or character that starts other words (`v` of `validate`, 线 of 线程)
+_ANG = r"(?:角速度|角加速度|角动量|力矩|扭矩|angular|rotational|torque|ω|τ|𝛕)"
+_LIN = r"(?:线速度|线加速度|力(?![矩学量气度])|linear|translational|force)"
+_TERM = rf"(?<![A-Za-z])(?P<t>{_ANG}|{_LIN})(?![A-Za-z])"
 _READINGS = [
     # "角速度在前", "力矩分量在前" / "线速度在后"
     (re.compile(_TERM + r"(?:速度|分量|部分|项)?\s*(?:在前|排在前|放在前|居前)"), 0),
@@ -42,6 +44,10 @@ def _part(term: str) -> str:
     return ANGULAR if _ANG_WORD.fullmatch(term) else LINEAR
 
 
+def _other(part: str) -> str:
+    return LINEAR if part == ANGULAR else ANGULAR
+
+
 def stated_order(text: str) -> tuple[str, str] | None:
     """(first, second) as the sentence orders the two parts, or None (none stated, or
     two statements that disagree)."""
@@ -49,7 +55,7 @@ def stated_order(text: str) -> tuple[str, str] | None:
     for pat, pos in _READINGS:
         for m in pat.finditer(text):
             p = _part(m.group("t"))
-            firsts.add(p if pos == 0 else (LINEAR if p == ANGULAR else ANGULAR))
+            firsts.add(p if pos == 0 else _other(p))
     for pat in (_PAIR, _COMPACT):
         for m in pat.finditer(text):
             a, b = m.group("a"), m.group("b")
@@ -60,7 +66,7 @@ def stated_order(text: str) -> tuple[str, str] | None:
     if len(firsts) != 1:
         return None
     first = firsts.pop()
-    return first, (LINEAR if first == ANGULAR else ANGULAR)
+    return first, _other(first)
 
 
 class PartsProposer(Proposer):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from verifier.claims.compare.base import close_names
 from verifier.draft.index import CALLABLES
 from verifier.draft.proposers.base import Proposer, one_owner, proposal, with_constructors
 from verifier.draft.reading import ORDER_HINT
@@ -35,10 +36,8 @@ def _open_kwargs(params) -> bool:
 def _near_param(kw: str, params) -> str | None:
     """A parameter `kw` reads as a slip of: close in spelling, or holding all of its words
     (`with_limits` for `with_joint_limits`)."""
-    import difflib
-
     names = [p for p in params or () if not p.startswith("*")]
-    close = difflib.get_close_matches(kw, names, n=1, cutoff=0.75)
+    close = close_names(kw, names, n=1)
     if close:
         return close[0]
     words = set(kw.split("_"))
@@ -102,16 +101,17 @@ class SignatureProposer(Proposer):
                 and not r.call and r.name not in s.used]
         if not bare or any(h.ref.call for h in s.hits):
             return []
-        level = env.resolver.containers(list(s.before)) or \
-            next((names for _, names in s.scope.levels if names), ())
-        level = tuple(reversed(level))      # the nearest one first
+        # the nearest class: the paragraph's last one, else the context's first
+        here = env.resolver.containers(list(s.before))
+        context = next((names for _, names in s.scope.levels if names), ())
+        nearest = here[-1] if here else context[0] if context else None
+        if nearest is None:
+            return []
         ctors = []
-        for name in level[:1]:
-            for up, idx in env.indexes.items():
-                classes = [d for d in idx.lookup(name) if d.kind == "class"
-                           and (d.lang == "python" or d.origin == "pybind11")]
-                if len(classes) != 1:
-                    continue
+        for up, idx in env.indexes.items():
+            classes = [d for d in idx.lookup(nearest) if d.kind == "class"
+                       and (d.lang == "python" or d.origin == "pybind11")]
+            if len(classes) == 1:
                 ctors += [(up, classes[0], c) for c in with_constructors(env, up, classes)
                           if c.kind in CALLABLES and c.params is not None]
         if len({(u, c.qual) for u, c, _ in ctors}) != 1 \

@@ -15,10 +15,10 @@ the indexes of the upstreams it may belong to, and keep the verdict honest.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 
+from verifier.claims.compare.base import close_names
 from verifier.lint.resolve import Resolution, Resolver, near_allowed
 from verifier.lint.shapes import ApiRef
 
@@ -117,7 +117,7 @@ def closed_family_miss(indexes: list, ref: ApiRef) -> str | None:
         at = f" ({cont.path}:{cont.line})" if cont else ""
         names = ", ".join(f"`{n}`" for n in fams[owner][:8])
         more = "…" if len(fams[owner]) > 8 else ""
-        close = difflib.get_close_matches(ref.segments[0], fams[owner], n=1, cutoff=0.75)
+        close = close_names(ref.segments[0], fams[owner], n=1)
         hint = f"; did you mean `{close[0]}`?" if close else ""
         return (f"no field `{ref.segments[0]}` in C struct `{shown}`{at}, whose "
                 f"`{prefix}` fields are {names}{more}{hint}")
